@@ -1,0 +1,75 @@
+#ifndef LINKGUARD_BACKEND_H
+#define LINKGUARD_BACKEND_H
+
+/*
+ * The interface between linkguard's core and the places link events come
+ * from (backend/drm, backend/sim). A backend fills a static const
+ * lg_connector_impl, creates one lg_connector per connector it knows, and
+ * tells the core about outputs, connection changes and hotplug events. The
+ * core never includes a backend.
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linkguard/connector.h>
+
+struct wlr_output_state;
+
+struct lg_connector_impl {
+	/* link-status as the kernel reports it now: a property read, no probe. */
+	enum lg_link_status (*get_link_status)(struct lg_connector *conn);
+	/*
+	 * Forced probe: replace *modes with the kernel's current mode list.
+	 * Returns false when the connector cannot be probed (gone, I/O error).
+	 */
+	bool (*probe)(struct lg_connector *conn, struct lg_mode_list *modes);
+	/*
+	 * Puts mode into state (the matching wlr_output_mode, or a custom
+	 * mode). Returns false when the output cannot take it.
+	 */
+	bool (*set_mode)(struct lg_connector *conn, struct wlr_output_state *state,
+		const struct lg_mode *mode);
+	/*
+	 * Optional: whether the kernel's atomic check would accept mode on the
+	 * link as it is now, for backends whose outputs cannot test it
+	 * themselves (wlroots' headless backend accepts any custom mode).
+	 */
+	bool (*check_mode)(struct lg_connector *conn, const struct lg_mode *mode);
+	/* Called after every commit that set a mode or enabled the output. */
+	void (*mode_committed)(struct lg_connector *conn, const struct lg_mode *mode);
+	/* Optional: current DisplayPort link parameters. */
+	bool (*get_link_params)(struct lg_connector *conn,
+		struct lg_link_params *params);
+	/* Frees the backend's part; the core frees the rest. */
+	void (*destroy)(struct lg_connector *conn);
+};
+
+/**
+ * Registers a connector with the manager. name is copied. The connector
+ * starts disconnected, without an output.
+ */
+struct lg_connector *lg_connector_create(struct lg_manager *manager,
+	const struct lg_connector_impl *impl, dev_t device, uint32_t id,
+	const char *name);
+/** Emits destroy, cancels any pending recovery and frees the connector. */
+void lg_connector_destroy(struct lg_connector *conn);
+
+void lg_connector_set_description(struct lg_connector *conn, const char *desc);
+/**
+ * Binds the connector to the wlr_output that currently drives it (NULL when
+ * the output is gone). The core follows the output's commits and destroy.
+ */
+void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *output);
+/** A connection change the backend observed (plug, unplug). */
+void lg_connector_set_connected(struct lg_connector *conn, bool connected);
+/**
+ * A hotplug event concerning this connector (a uevent with CONNECTOR=id, or
+ * one bare HOTPLUG=1 fanned out to every connector of the device). The core
+ * reads link-status and schedules a recovery when it is BAD.
+ */
+void lg_connector_hotplug(struct lg_connector *conn);
+
+struct lg_connector *lg_manager_find_connector(struct lg_manager *manager,
+	dev_t device, uint32_t id);
+
+#endif

@@ -1,0 +1,91 @@
+#ifndef LINKGUARD_CONNECTOR_H
+#define LINKGUARD_CONNECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include <wayland-server-core.h>
+#include <linkguard/link.h>
+#include <linkguard/mode.h>
+
+struct wlr_output;
+struct lg_manager;
+struct lg_connector_impl;
+
+/** One fallback, as reported to the compositor and to clients. */
+struct lg_fallback {
+	struct lg_connector *connector;
+	enum lg_fallback_reason reason;
+	struct lg_mode from, to;
+	struct timespec when; // CLOCK_MONOTONIC
+};
+
+/**
+ * A display connector whose link linkguard watches.
+ *
+ * Keyed by (device, connector id), never by wlr_output: wlroots recreates the
+ * output of a connector (same address, new object) on a bad link, an unplug
+ * or a VT switch, while this object lives as long as the backend knows the
+ * connector. All fields are read-only for the compositor.
+ */
+struct lg_connector {
+	const struct lg_connector_impl *impl;
+	struct lg_manager *manager;
+	dev_t device;
+	uint32_t id; // DRM connector id, or the sim's own
+	char *name; // e.g. "DP-1"
+	char *description;
+
+	struct wlr_output *output; // NULL while disconnected
+
+	bool connected;
+	enum lg_link_status link_status;
+	enum lg_link_state state;
+	bool has_requested, has_current;
+	struct lg_mode requested; // what the compositor or user asked for
+	struct lg_mode current; // what runs now
+	struct lg_mode_list modes; // the kernel's list at the last probe
+	bool has_link_params;
+	struct lg_link_params link_params;
+	bool has_last_fallback;
+	struct lg_fallback last_fallback;
+
+	struct {
+		struct wl_signal state_change; // struct lg_connector
+		struct wl_signal destroy;
+	} events;
+
+	// private state
+	struct wl_list link; // lg_manager.connectors
+	struct wl_listener output_commit;
+	struct wl_listener output_destroy;
+	struct wl_event_source *settle_timer;
+	struct wl_event_source *hold_timer;
+	bool committing; // inside linkguard's own commit
+	bool has_recommended, has_last_working;
+	struct lg_mode recommended; // offered to the compositor's new_output
+	struct lg_mode last_working; // the last mode the link held
+	uint32_t incident_commits; // recovery commits since the link last held
+	struct lg_mode_list known_bad; // modes this monitor does not hold
+	struct lg_flap_history {
+		uint64_t bad_ms[16]; // ring of times the settled link went BAD
+		uint32_t len, head;
+	} flaps;
+};
+
+enum lg_retry_result {
+	LG_RETRY_COMMITTED, // the requested mode passed its test and was committed
+	LG_RETRY_REJECTED, // the kernel does not take the requested mode now
+	LG_RETRY_UNAVAILABLE, // disconnected, no output, nothing requested, or busy
+};
+
+/**
+ * Tries the requested mode again (a privileged client's retry, an upgrade
+ * back after the cable was fixed): tested, then committed. Whether the link
+ * then holds is reported through the manager's restored or fallback signals
+ * and the connector's state_change.
+ */
+enum lg_retry_result lg_connector_retry(struct lg_connector *conn);
+
+#endif

@@ -1,0 +1,50 @@
+#ifndef LINKGUARD_LINK_H
+#define LINKGUARD_LINK_H
+
+#include <stdint.h>
+
+/** The connector's `link-status` property (DRM_MODE_LINK_STATUS_*). */
+enum lg_link_status {
+	LG_LINK_STATUS_GOOD = 0,
+	LG_LINK_STATUS_BAD = 1,
+};
+
+/**
+ * linkguard's view of one connector's link.
+ *
+ * GOOD        running the requested mode, link-status GOOD
+ * BAD         link-status BAD reported; recovery is scheduled
+ * RETRAINING  a mode was committed after BAD; waiting for the link to hold
+ * DEGRADED    running a fallback mode, link-status GOOD
+ * FAILED      no mode fits the link; the output is disabled until replug/retry
+ * FLAPPING    BAD too often within the flap window: held at the last working
+ *             mode, no further modesets until the window has passed
+ */
+enum lg_link_state {
+	LG_LINK_GOOD,
+	LG_LINK_BAD,
+	LG_LINK_RETRAINING,
+	LG_LINK_DEGRADED,
+	LG_LINK_FAILED,
+	LG_LINK_FLAPPING,
+};
+
+/** Why a fallback mode replaced the requested one. */
+enum lg_fallback_reason {
+	LG_FALLBACK_MODE_PRUNED, // the kernel no longer lists the mode
+	LG_FALLBACK_TEST_FAILED, // listed, but the atomic test rejected it
+	LG_FALLBACK_KNOWN_BAD, // the monitor is known not to hold this mode
+	LG_FALLBACK_FLAPPING, // held at the last mode that worked
+};
+
+/** DisplayPort link parameters, when the backend knows them. */
+struct lg_link_params {
+	uint32_t lanes; // 1, 2 or 4
+	uint32_t rate_mbps; // per-lane rate, e.g. 5400 for HBR2
+};
+
+const char *lg_link_state_name(enum lg_link_state state);
+const char *lg_link_status_name(enum lg_link_status status);
+const char *lg_fallback_reason_name(enum lg_fallback_reason reason);
+
+#endif

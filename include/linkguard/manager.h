@@ -1,0 +1,75 @@
+#ifndef LINKGUARD_MANAGER_H
+#define LINKGUARD_MANAGER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-server-core.h>
+#include <linkguard/connector.h>
+#include <linkguard/policy.h>
+
+struct wlr_backend;
+struct wlr_session;
+struct wlr_output;
+struct wlr_output_state;
+
+struct lg_options {
+	enum lg_policy policy;
+	/* A link that goes BAD flap_count times within flap_window_ms is held. */
+	uint32_t flap_count;
+	uint32_t flap_window_ms;
+	/* After a recovery commit, how long the link must hold to count as good. */
+	uint32_t settle_ms;
+	/* At most this many candidate modes are tested per recovery. */
+	uint32_t max_tests;
+};
+
+/** Fills options with the defaults. */
+void lg_options_init(struct lg_options *options);
+
+/**
+ * linkguard for one compositor: watches every connector the backends report
+ * and recovers bad links in place.
+ */
+struct lg_manager {
+	struct wl_display *display;
+	struct wl_event_loop *event_loop;
+	struct wlr_backend *backend;
+	struct wlr_session *session; // NULL when headless
+	struct lg_options options;
+	struct wl_list connectors; // lg_connector.link
+
+	struct {
+		struct wl_signal new_connector; // struct lg_connector
+		struct wl_signal fallback; // struct lg_fallback
+		struct wl_signal restored; // struct lg_connector
+		struct wl_signal failed; // struct lg_connector
+		struct wl_signal destroy;
+	} events;
+
+	struct wl_listener display_destroy;
+};
+
+/**
+ * Creates linkguard for a compositor. options may be NULL for the defaults;
+ * session is NULL on the headless backend. Destroyed with the display.
+ */
+struct lg_manager *lg_manager_create(struct wl_display *display,
+	struct wlr_backend *backend, struct wlr_session *session,
+	const struct lg_options *options);
+void lg_manager_destroy(struct lg_manager *manager);
+
+/** The connector currently driving output, or NULL (not a watched output). */
+struct lg_connector *lg_manager_connector_from_output(struct lg_manager *manager,
+	struct wlr_output *output);
+
+/**
+ * For a compositor's new_output handler: sets the mode linkguard recommends
+ * for output into state (the requested mode when the link holds it, else the
+ * policy's fallback, else the sink's preferred mode). Returns false when
+ * linkguard has no opinion about this output; the compositor then picks its
+ * own mode as usual.
+ */
+bool lg_manager_recommend_state(struct lg_manager *manager,
+	struct wlr_output *output, struct wlr_output_state *state);
+
+#endif

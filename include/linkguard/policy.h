@@ -1,0 +1,31 @@
+#ifndef LINKGUARD_POLICY_H
+#define LINKGUARD_POLICY_H
+
+#include <linkguard/mode.h>
+
+/**
+ * Which property of the requested mode a fallback keeps first.
+ *
+ * RESOLUTION_FIRST (default): same resolution at the highest refresh not above
+ * the requested one, then the largest area at the requested aspect ratio.
+ * REFRESH_FIRST: the requested refresh rate at the largest area, then as above.
+ */
+enum lg_policy {
+	LG_POLICY_RESOLUTION_FIRST,
+	LG_POLICY_REFRESH_FIRST,
+};
+
+/**
+ * Ranks the modes in `available` as fallbacks for `requested`, best first,
+ * and writes their indices into `order` (room for available->len entries).
+ * Interlaced modes, modes with a zero size, clock or refresh, duplicates and
+ * every mode in `known_bad` (may be NULL) are left out. Pure: no I/O, no
+ * allocation. Returns the number of candidates written.
+ */
+size_t lg_policy_rank(enum lg_policy policy, const struct lg_mode *requested,
+	const struct lg_mode_list *available, const struct lg_mode_list *known_bad,
+	size_t *order);
+
+const char *lg_policy_name(enum lg_policy policy);
+
+#endif

@@ -1,0 +1,225 @@
+#include <assert.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wlr/types/wlr_output.h>
+#include <linkguard/log.h>
+#include <linkguard/manager.h>
+#include <core/connector.h>
+
+uint64_t lg_now_ms(void) {
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+}
+
+void connector_changed(struct lg_connector *conn) {
+	wl_signal_emit_mutable(&conn->events.state_change, conn);
+}
+
+bool connector_at_requested(const struct lg_connector *conn) {
+	return conn->has_current && conn->has_requested &&
+		lg_mode_same_timing(&conn->current, &conn->requested);
+}
+
+void connector_handle_event(struct lg_connector *conn, enum lg_link_event event) {
+	enum lg_link_state next =
+		lg_link_state_next(conn->state, event, connector_at_requested(conn));
+	if (next == conn->state) {
+		return;
+	}
+	lg_conn_log(conn, LG_INFO, "state %s -> %s",
+		lg_link_state_name(conn->state), lg_link_state_name(next));
+	conn->state = next;
+	connector_changed(conn);
+}
+
+bool connector_probe(struct lg_connector *conn) {
+	if (!conn->impl->probe(conn, &conn->modes)) {
+		lg_conn_log(conn, LG_ERROR, "forced probe failed");
+		return false;
+	}
+	if (conn->impl->get_link_params != NULL) {
+		conn->has_link_params =
+			conn->impl->get_link_params(conn, &conn->link_params);
+	}
+	lg_conn_log(conn, LG_DEBUG, "probe: %zu modes", conn->modes.len);
+	return true;
+}
+
+struct lg_connector *lg_connector_create(struct lg_manager *manager,
+		const struct lg_connector_impl *impl, dev_t device, uint32_t id,
+		const char *name) {
+	assert(impl->get_link_status && impl->probe && impl->set_mode);
+	struct lg_connector *conn = calloc(1, sizeof(*conn));
+	if (conn == NULL) {
+		lg_log(LG_ERROR, "%s: allocation failed", name);
+		return NULL;
+	}
+	conn->name = strdup(name);
+	if (conn->name == NULL) {
+		free(conn);
+		return NULL;
+	}
+	conn->impl = impl;
+	conn->manager = manager;
+	conn->device = device;
+	conn->id = id;
+	conn->state = LG_LINK_GOOD;
+	lg_mode_list_init(&conn->modes);
+	lg_mode_list_init(&conn->known_bad);
+	wl_signal_init(&conn->events.state_change);
+	wl_signal_init(&conn->events.destroy);
+	wl_list_init(&conn->output_commit.link);
+	wl_list_init(&conn->output_destroy.link);
+	wl_list_insert(manager->connectors.prev, &conn->link);
+
+	lg_conn_log(conn, LG_DEBUG, "connector %" PRIu32 " registered", id);
+	wl_signal_emit_mutable(&manager->events.new_connector, conn);
+	return conn;
+}
+
+void lg_connector_destroy(struct lg_connector *conn) {
+	if (conn == NULL) {
+		return;
+	}
+	wl_signal_emit_mutable(&conn->events.destroy, conn);
+	recovery_cancel(conn);
+	wl_list_remove(&conn->output_commit.link);
+	wl_list_remove(&conn->output_destroy.link);
+	wl_list_remove(&conn->link);
+	if (conn->impl->destroy != NULL) {
+		conn->impl->destroy(conn);
+	}
+	lg_mode_list_finish(&conn->modes);
+	lg_mode_list_finish(&conn->known_bad);
+	free(conn->description);
+	free(conn->name);
+	free(conn);
+}
+
+void lg_connector_set_description(struct lg_connector *conn, const char *desc) {
+	if (conn->description != NULL && strcmp(conn->description, desc) == 0) {
+		return;
+	}
+	char *copy = strdup(desc);
+	if (copy == NULL) {
+		return;
+	}
+	if (conn->description != NULL) {
+		// Another monitor: what was asked of the last one does not apply.
+		lg_conn_log(conn, LG_INFO, "new sink: %s", desc);
+		conn->has_requested = false;
+		lg_mode_list_clear(&conn->known_bad);
+	}
+	free(conn->description);
+	conn->description = copy;
+	connector_changed(conn);
+}
+
+void lg_connector_set_connected(struct lg_connector *conn, bool connected) {
+	if (conn->connected == connected) {
+		return;
+	}
+	conn->connected = connected;
+	lg_conn_log(conn, LG_INFO, "%s", connected ? "connected" : "disconnected");
+	if (!connected) {
+		// Whatever recovery was pending concerned the sink that left.
+		recovery_cancel(conn);
+		lg_mode_list_clear(&conn->modes);
+		lg_flap_reset(&conn->flaps);
+		conn->has_link_params = false;
+	}
+	connector_changed(conn);
+}
+
+/* The mode a commit left on the output, with the kernel's clock if listed. */
+static void read_output_mode(struct lg_connector *conn, struct lg_mode *mode) {
+	struct wlr_output *output = conn->output;
+	*mode = (struct lg_mode){
+		.width = output->width,
+		.height = output->height,
+		.refresh_mhz = output->refresh,
+	};
+	for (size_t i = 0; i < conn->modes.len; i++) {
+		if (lg_mode_same_timing(&conn->modes.modes[i], mode)) {
+			*mode = conn->modes.modes[i];
+			return;
+		}
+	}
+}
+
+static void handle_output_commit(struct wl_listener *listener, void *data) {
+	struct lg_connector *conn = wl_container_of(listener, conn, output_commit);
+	const struct wlr_output_event_commit *event = data;
+	uint32_t modeset = WLR_OUTPUT_STATE_MODE | WLR_OUTPUT_STATE_ENABLED;
+	if (!(event->state->committed & modeset)) {
+		return;
+	}
+
+	if (!conn->output->enabled) {
+		conn->has_current = false;
+		if (!conn->committing) {
+			connector_handle_event(conn, LG_EVENT_DISABLED);
+		}
+		connector_changed(conn);
+		return;
+	}
+
+	read_output_mode(conn, &conn->current);
+	conn->has_current = true;
+	bool ours = conn->committing;
+	if (!ours) {
+		// The compositor's own choice becomes the requested mode, unless it
+		// took linkguard's recommendation for a degraded link.
+		bool took_recommendation = conn->has_recommended &&
+			lg_mode_same_timing(&conn->recommended, &conn->current) &&
+			conn->has_requested;
+		if (!took_recommendation) {
+			conn->requested = conn->current;
+			conn->has_requested = true;
+		}
+		conn->has_recommended = false;
+	}
+	if (conn->impl->mode_committed != NULL) {
+		conn->impl->mode_committed(conn, &conn->current);
+	}
+	if (!ours) {
+		recovery_handle_mode_set(conn);
+	}
+	connector_changed(conn);
+}
+
+static void handle_output_destroy(struct wl_listener *listener, void *data) {
+	struct lg_connector *conn = wl_container_of(listener, conn, output_destroy);
+	lg_connector_set_output(conn, NULL);
+}
+
+void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *output) {
+	if (conn->output == output) {
+		return;
+	}
+	wl_list_remove(&conn->output_commit.link);
+	wl_list_remove(&conn->output_destroy.link);
+	wl_list_init(&conn->output_commit.link);
+	wl_list_init(&conn->output_destroy.link);
+	recovery_cancel(conn);
+	conn->output = output;
+	conn->has_current = false;
+	conn->has_recommended = false;
+	if (output == NULL) {
+		lg_conn_log(conn, LG_DEBUG, "output gone");
+		connector_changed(conn);
+		return;
+	}
+
+	conn->output_commit.notify = handle_output_commit;
+	wl_signal_add(&output->events.commit, &conn->output_commit);
+	conn->output_destroy.notify = handle_output_destroy;
+	wl_signal_add(&output->events.destroy, &conn->output_destroy);
+	conn->link_status = conn->impl->get_link_status(conn);
+	connector_probe(conn);
+	lg_conn_log(conn, LG_DEBUG, "driving output %s", output->name);
+	connector_changed(conn);
+}

@@ -1,0 +1,109 @@
+#include <inttypes.h>
+#include <stdlib.h>
+#include <wlr/types/wlr_output.h>
+#include <linkguard/log.h>
+#include <linkguard/manager.h>
+#include <core/connector.h>
+
+void lg_options_init(struct lg_options *options) {
+	*options = (struct lg_options){
+		.policy = LG_POLICY_RESOLUTION_FIRST,
+		.flap_count = 3,
+		.flap_window_ms = 10000,
+		.settle_ms = 500,
+		.max_tests = 16,
+	};
+}
+
+static void handle_display_destroy(struct wl_listener *listener, void *data) {
+	struct lg_manager *manager =
+		wl_container_of(listener, manager, display_destroy);
+	lg_manager_destroy(manager);
+}
+
+struct lg_manager *lg_manager_create(struct wl_display *display,
+		struct wlr_backend *backend, struct wlr_session *session,
+		const struct lg_options *options) {
+	struct lg_manager *manager = calloc(1, sizeof(*manager));
+	if (manager == NULL) {
+		lg_log(LG_ERROR, "allocation failed");
+		return NULL;
+	}
+	manager->display = display;
+	manager->event_loop = wl_display_get_event_loop(display);
+	manager->backend = backend;
+	manager->session = session;
+	if (options != NULL) {
+		manager->options = *options;
+	} else {
+		lg_options_init(&manager->options);
+	}
+	wl_list_init(&manager->connectors);
+	wl_signal_init(&manager->events.new_connector);
+	wl_signal_init(&manager->events.fallback);
+	wl_signal_init(&manager->events.restored);
+	wl_signal_init(&manager->events.failed);
+	wl_signal_init(&manager->events.destroy);
+
+	manager->display_destroy.notify = handle_display_destroy;
+	wl_display_add_destroy_listener(display, &manager->display_destroy);
+
+	lg_log(LG_DEBUG, "watching links (%s policy, flap %" PRIu32 " in %" PRIu32
+		" ms)", lg_policy_name(manager->options.policy),
+		manager->options.flap_count, manager->options.flap_window_ms);
+	return manager;
+}
+
+void lg_manager_destroy(struct lg_manager *manager) {
+	if (manager == NULL) {
+		return;
+	}
+	// Backends drop their connectors on this signal.
+	wl_signal_emit_mutable(&manager->events.destroy, manager);
+	struct lg_connector *conn, *tmp;
+	wl_list_for_each_safe(conn, tmp, &manager->connectors, link) {
+		lg_connector_destroy(conn);
+	}
+	wl_list_remove(&manager->display_destroy.link);
+	free(manager);
+}
+
+struct lg_connector *lg_manager_find_connector(struct lg_manager *manager,
+		dev_t device, uint32_t id) {
+	struct lg_connector *conn;
+	wl_list_for_each(conn, &manager->connectors, link) {
+		if (conn->device == device && conn->id == id) {
+			return conn;
+		}
+	}
+	return NULL;
+}
+
+struct lg_connector *lg_manager_connector_from_output(struct lg_manager *manager,
+		struct wlr_output *output) {
+	struct lg_connector *conn;
+	wl_list_for_each(conn, &manager->connectors, link) {
+		if (conn->output == output) {
+			return conn;
+		}
+	}
+	return NULL;
+}
+
+bool lg_manager_recommend_state(struct lg_manager *manager,
+		struct wlr_output *output, struct wlr_output_state *state) {
+	struct lg_connector *conn = lg_manager_connector_from_output(manager, output);
+	struct lg_mode mode;
+	if (conn == NULL || !recovery_choose_initial(conn, &mode)) {
+		return false;
+	}
+	if (!conn->impl->set_mode(conn, state, &mode)) {
+		return false;
+	}
+	char buf[64];
+	lg_conn_log(conn, LG_INFO, "recommending %s",
+		lg_mode_format(&mode, buf, sizeof(buf)));
+	conn->recommended = mode;
+	conn->has_recommended = true;
+	return true;
+}

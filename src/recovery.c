@@ -1,0 +1,403 @@
+#include <inttypes.h>
+#include <stdlib.h>
+#include <wlr/types/wlr_output.h>
+#include <linkguard/log.h>
+#include <linkguard/manager.h>
+#include <core/connector.h>
+
+/*
+ * The kernel's fallback ladder has at most 4 rates x 3 lane counts (7 rates
+ * with UHBR): one recovery commit per rung is plenty. Past that the link is
+ * not converging and we stop rather than loop modesets.
+ */
+#define MAX_COMMITS_PER_INCIDENT 16
+
+void recovery_cancel(struct lg_connector *conn) {
+	if (conn->settle_timer != NULL) {
+		wl_event_source_remove(conn->settle_timer);
+		conn->settle_timer = NULL;
+	}
+	if (conn->hold_timer != NULL) {
+		wl_event_source_remove(conn->hold_timer);
+		conn->hold_timer = NULL;
+	}
+}
+
+static bool build_mode_state(struct lg_connector *conn,
+		struct wlr_output_state *state, const struct lg_mode *mode) {
+	wlr_output_state_init(state);
+	wlr_output_state_set_enabled(state, true);
+	if (!conn->impl->set_mode(conn, state, mode)) {
+		wlr_output_state_finish(state);
+		return false;
+	}
+	return true;
+}
+
+/* What the kernel's atomic check says of mode on the link as it is now. */
+static bool test_mode(struct lg_connector *conn, const struct lg_mode *mode) {
+	if (conn->impl->check_mode != NULL && !conn->impl->check_mode(conn, mode)) {
+		return false;
+	}
+	struct wlr_output_state state;
+	if (!build_mode_state(conn, &state, mode)) {
+		return false;
+	}
+	bool ok = wlr_output_test_state(conn->output, &state);
+	wlr_output_state_finish(&state);
+	return ok;
+}
+
+/*
+ * Every recovery commit is a full modeset; on DRM wlroots adds
+ * ALLOW_MODESET and writes link-status GOOD with it, which is what the
+ * kernel asks of user space after BAD.
+ */
+static bool commit_mode(struct lg_connector *conn, const struct lg_mode *mode) {
+	struct wlr_output_state state;
+	if (!build_mode_state(conn, &state, mode)) {
+		return false;
+	}
+	conn->committing = true;
+	bool ok = wlr_output_commit_state(conn->output, &state);
+	conn->committing = false;
+	wlr_output_state_finish(&state);
+	if (!ok) {
+		char buf[64];
+		lg_conn_log(conn, LG_ERROR, "commit of %s failed",
+			lg_mode_format(mode, buf, sizeof(buf)));
+	}
+	return ok;
+}
+
+static void disable_output(struct lg_connector *conn) {
+	struct wlr_output_state state;
+	wlr_output_state_init(&state);
+	wlr_output_state_set_enabled(&state, false);
+	conn->committing = true;
+	if (!wlr_output_commit_state(conn->output, &state)) {
+		lg_conn_log(conn, LG_ERROR, "failed to disable the output");
+	}
+	conn->committing = false;
+	wlr_output_state_finish(&state);
+}
+
+static int handle_settle_timer(void *data) {
+	struct lg_connector *conn = data;
+	wl_event_source_remove(conn->settle_timer);
+	conn->settle_timer = NULL;
+
+	enum lg_link_state before = conn->state;
+	connector_handle_event(conn, LG_EVENT_SETTLED);
+	conn->last_working = conn->current;
+	conn->has_last_working = conn->has_current;
+	conn->incident_commits = 0;
+	char buf[64];
+	lg_conn_log(conn, LG_INFO, "link held at %s, link-status %s",
+		lg_mode_format(&conn->current, buf, sizeof(buf)),
+		lg_link_status_name(conn->link_status));
+	if (before != LG_LINK_GOOD && conn->state == LG_LINK_GOOD) {
+		wl_signal_emit_mutable(&conn->manager->events.restored, conn);
+	}
+	return 0;
+}
+
+static void arm_timer(struct lg_connector *conn, struct wl_event_source **timer,
+		wl_event_loop_timer_func_t func, uint32_t ms) {
+	if (*timer == NULL) {
+		*timer = wl_event_loop_add_timer(conn->manager->event_loop, func, conn);
+		if (*timer == NULL) {
+			lg_conn_log(conn, LG_ERROR, "failed to create a timer");
+			return;
+		}
+	}
+	// A zero delay disarms a timerfd: wait at least a millisecond.
+	wl_event_source_timer_update(*timer, ms > 0 ? ms : 1);
+}
+
+static void report_fallback(struct lg_connector *conn, enum lg_fallback_reason reason,
+		const struct lg_mode *from, const struct lg_mode *to) {
+	struct lg_fallback *fallback = &conn->last_fallback;
+	*fallback = (struct lg_fallback){
+		.connector = conn,
+		.reason = reason,
+		.from = *from,
+		.to = *to,
+	};
+	clock_gettime(CLOCK_MONOTONIC, &fallback->when);
+	conn->has_last_fallback = true;
+	char from_buf[64], to_buf[64];
+	lg_conn_log(conn, LG_INFO, "fallback %s -> %s (%s)",
+		lg_mode_format(from, from_buf, sizeof(from_buf)),
+		lg_mode_format(to, to_buf, sizeof(to_buf)),
+		lg_fallback_reason_name(reason));
+	wl_signal_emit_mutable(&conn->manager->events.fallback, fallback);
+}
+
+/* Commits mode as the answer to a BAD link and waits for the link to hold. */
+static bool commit_recovery(struct lg_connector *conn, const struct lg_mode *mode) {
+	if (!commit_mode(conn, mode)) {
+		return false;
+	}
+	conn->incident_commits++;
+	conn->link_status = conn->impl->get_link_status(conn);
+	connector_handle_event(conn, LG_EVENT_RECOVERY_COMMITTED);
+	arm_timer(conn, &conn->settle_timer, handle_settle_timer,
+		conn->manager->options.settle_ms);
+	return true;
+}
+
+static void fail(struct lg_connector *conn, const char *why) {
+	lg_conn_log(conn, LG_ERROR, "no mode fits the link (%s): disabling output",
+		why);
+	recovery_cancel(conn);
+	disable_output(conn);
+	connector_handle_event(conn, LG_EVENT_NO_MODE);
+	wl_signal_emit_mutable(&conn->manager->events.failed, conn);
+}
+
+/* Why the requested mode is not the one running after a recovery. */
+static enum lg_fallback_reason fallback_reason(struct lg_connector *conn,
+		const struct lg_mode *requested) {
+	if (lg_mode_list_find(&conn->known_bad, requested) >= 0) {
+		return LG_FALLBACK_KNOWN_BAD;
+	}
+	for (size_t i = 0; i < conn->modes.len; i++) {
+		if (lg_mode_same_timing(&conn->modes.modes[i], requested)) {
+			return LG_FALLBACK_TEST_FAILED;
+		}
+	}
+	return LG_FALLBACK_MODE_PRUNED;
+}
+
+static const struct lg_mode *preferred_or_first(const struct lg_mode_list *modes) {
+	for (size_t i = 0; i < modes->len; i++) {
+		if (modes->modes[i].preferred) {
+			return &modes->modes[i];
+		}
+	}
+	return modes->len > 0 ? &modes->modes[0] : NULL;
+}
+
+/*
+ * Walks the policy's ranking of conn->modes (the list from the last forced
+ * probe) and returns the first candidate the kernel accepts in a test, at
+ * most max_tests of them. skip, if not NULL, was tested already.
+ */
+static const struct lg_mode *pick_candidate(struct lg_connector *conn,
+		const struct lg_mode *requested, const struct lg_mode *skip) {
+	size_t *order = calloc(conn->modes.len + 1, sizeof(*order));
+	if (order == NULL) {
+		lg_conn_log(conn, LG_ERROR, "allocation failed");
+		return NULL;
+	}
+	size_t n = lg_policy_rank(conn->manager->options.policy, requested,
+		&conn->modes, &conn->known_bad, order);
+	const struct lg_mode *chosen = NULL;
+	uint32_t tests = 0;
+	for (size_t i = 0; i < n && chosen == NULL; i++) {
+		const struct lg_mode *mode = &conn->modes.modes[order[i]];
+		if (skip != NULL && lg_mode_equal(mode, skip)) {
+			continue;
+		}
+		if (tests++ >= conn->manager->options.max_tests) {
+			lg_conn_log(conn, LG_ERROR, "gave up after %" PRIu32 " tests",
+				conn->manager->options.max_tests);
+			break;
+		}
+		char buf[64];
+		if (test_mode(conn, mode)) {
+			lg_conn_log(conn, LG_INFO, "chose %s: candidate %zu of %zu (%s)",
+				lg_mode_format(mode, buf, sizeof(buf)), i + 1, n,
+				lg_policy_name(conn->manager->options.policy));
+			chosen = mode;
+		} else {
+			lg_conn_log(conn, LG_INFO, "test rejected %s",
+				lg_mode_format(mode, buf, sizeof(buf)));
+		}
+	}
+	free(order);
+	return chosen;
+}
+
+/*
+ * Answers link-status BAD. The kernel has lowered the link rate or lane
+ * count and prunes modes that no longer fit on the next forced probe, at
+ * its minimum bpp (18 for RGB): "user-space is expected to pick a new mode
+ * if the current one has disappeared and perform a new modeset with
+ * link-status set to GOOD" (drm_connector.c).
+ */
+static void recover(struct lg_connector *conn) {
+	if (conn->incident_commits >= MAX_COMMITS_PER_INCIDENT) {
+		fail(conn, "the link does not converge");
+		return;
+	}
+
+	// The same mode first, without a probe: the kernel may still fit it at
+	// a lower bpp or with DSC.
+	char buf[64];
+	bool tested_current = conn->has_current;
+	if (tested_current && test_mode(conn, &conn->current)) {
+		lg_conn_log(conn, LG_INFO, "retraining at %s: same mode passed its test",
+			lg_mode_format(&conn->current, buf, sizeof(buf)));
+		if (commit_recovery(conn, &conn->current)) {
+			return;
+		}
+	}
+
+	if (!connector_probe(conn)) {
+		fail(conn, "forced probe failed");
+		return;
+	}
+	lg_conn_log(conn, LG_INFO, "forced probe: %zu modes remain", conn->modes.len);
+	const struct lg_mode *requested = conn->has_requested ? &conn->requested :
+		preferred_or_first(&conn->modes);
+	const struct lg_mode from = conn->current;
+	const struct lg_mode *skip = tested_current ? &from : NULL;
+	struct lg_mode chosen;
+	while (true) {
+		const struct lg_mode *mode = pick_candidate(conn, requested, skip);
+		if (mode == NULL) {
+			fail(conn, conn->modes.len == 0 ? "the kernel lists no mode" :
+				"every candidate was rejected");
+			return;
+		}
+		chosen = *mode;
+		if (commit_recovery(conn, &chosen)) {
+			break;
+		}
+		// A commit that fails after a passing test: the mode is bad for
+		// this monitor until replug, take the next candidate.
+		lg_mode_list_append(&conn->known_bad, &chosen);
+	}
+
+	if (requested != NULL && !lg_mode_same_timing(&chosen, requested) &&
+			!lg_mode_same_timing(&chosen, &from)) {
+		report_fallback(conn, fallback_reason(conn, requested), &from, &chosen);
+	}
+}
+
+static int handle_hold_timer(void *data) {
+	struct lg_connector *conn = data;
+	wl_event_source_remove(conn->hold_timer);
+	conn->hold_timer = NULL;
+	lg_flap_reset(&conn->flaps);
+	connector_handle_event(conn, LG_EVENT_HOLD_EXPIRED);
+	lg_conn_log(conn, LG_INFO, "flap hold over");
+	// A BAD that came in during the hold is answered now, once.
+	lg_connector_hotplug(conn);
+	return 0;
+}
+
+/*
+ * The link keeps going BAD after it held: stop chasing it. One modeset back
+ * to the last mode that held brings the picture back; BADs that follow are
+ * not answered until the flap window has passed, so a flapping link costs
+ * at most one modeset per window.
+ */
+static void hold(struct lg_connector *conn) {
+	const struct lg_mode *mode = conn->has_last_working ?
+		&conn->last_working : &conn->current;
+	const struct lg_mode from = conn->current;
+	char buf[64];
+	lg_conn_log(conn, LG_INFO, "link flapping (%" PRIu32 " BADs within %" PRIu32
+		" ms): holding at %s", conn->manager->options.flap_count,
+		conn->manager->options.flap_window_ms,
+		lg_mode_format(mode, buf, sizeof(buf)));
+	recovery_cancel(conn);
+	connector_handle_event(conn, LG_EVENT_FLAP);
+	if (conn->has_current && test_mode(conn, mode) && commit_mode(conn, mode)) {
+		conn->link_status = conn->impl->get_link_status(conn);
+		if (!lg_mode_same_timing(mode, &from)) {
+			report_fallback(conn, LG_FALLBACK_FLAPPING, &from, mode);
+		}
+	}
+	arm_timer(conn, &conn->hold_timer, handle_hold_timer,
+		conn->manager->options.flap_window_ms);
+}
+
+void lg_connector_hotplug(struct lg_connector *conn) {
+	if (!conn->connected || conn->output == NULL) {
+		lg_conn_log(conn, LG_DEBUG, "hotplug ignored: no output");
+		return;
+	}
+	enum lg_link_status status = conn->impl->get_link_status(conn);
+	if (status != conn->link_status) {
+		conn->link_status = status;
+		connector_changed(conn);
+	}
+	if (status == LG_LINK_STATUS_GOOD) {
+		return;
+	}
+	lg_conn_log(conn, LG_INFO, "link-status BAD");
+	if (conn->state == LG_LINK_FLAPPING) {
+		lg_conn_log(conn, LG_INFO, "held while flapping: not answered yet");
+		return;
+	}
+	if (!conn->output->enabled) {
+		lg_conn_log(conn, LG_INFO, "output disabled: nothing to retrain");
+		return;
+	}
+	if (conn->state == LG_LINK_GOOD || conn->state == LG_LINK_DEGRADED) {
+		// A link that had held went BAD: a new incident.
+		conn->incident_commits = 0;
+		const struct lg_options *options = &conn->manager->options;
+		if (lg_flap_record(&conn->flaps, lg_now_ms(), options->flap_count,
+				options->flap_window_ms)) {
+			hold(conn);
+			return;
+		}
+	}
+	// A recovery still settling failed: the next rung of the ladder.
+	recovery_cancel(conn);
+	connector_handle_event(conn, LG_EVENT_LINK_BAD);
+	recover(conn);
+}
+
+enum lg_retry_result lg_connector_retry(struct lg_connector *conn) {
+	if (!conn->connected || conn->output == NULL || !conn->has_requested ||
+			conn->state == LG_LINK_BAD || conn->settle_timer != NULL) {
+		return LG_RETRY_UNAVAILABLE;
+	}
+	// The kernel's list may have grown since (a new cable, a replug).
+	if (!connector_probe(conn) || !test_mode(conn, &conn->requested)) {
+		char buf[64];
+		lg_conn_log(conn, LG_INFO, "retry: %s not accepted",
+			lg_mode_format(&conn->requested, buf, sizeof(buf)));
+		return LG_RETRY_REJECTED;
+	}
+	// An explicit request overrides the flap hold.
+	recovery_cancel(conn);
+	lg_flap_reset(&conn->flaps);
+	connector_handle_event(conn, LG_EVENT_HOLD_EXPIRED);
+	conn->incident_commits = 0;
+	return commit_recovery(conn, &conn->requested) ?
+		LG_RETRY_COMMITTED : LG_RETRY_REJECTED;
+}
+
+void recovery_handle_mode_set(struct lg_connector *conn) {
+	enum lg_link_state before = conn->state;
+	if (conn->settle_timer != NULL) {
+		wl_event_source_remove(conn->settle_timer);
+		conn->settle_timer = NULL;
+	}
+	conn->incident_commits = 0;
+	connector_handle_event(conn, LG_EVENT_MODE_SET);
+	if (before != LG_LINK_GOOD && conn->state == LG_LINK_GOOD) {
+		wl_signal_emit_mutable(&conn->manager->events.restored, conn);
+	}
+}
+
+bool recovery_choose_initial(struct lg_connector *conn, struct lg_mode *mode) {
+	const struct lg_mode *requested = conn->has_requested ? &conn->requested :
+		preferred_or_first(&conn->modes);
+	if (requested == NULL) {
+		return false;
+	}
+	const struct lg_mode *chosen = pick_candidate(conn, requested, NULL);
+	if (chosen == NULL) {
+		return false;
+	}
+	*mode = *chosen;
+	return true;
+}
