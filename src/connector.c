@@ -35,15 +35,20 @@ void connector_handle_event(struct lg_connector *conn, enum lg_link_event event)
 	connector_changed(conn);
 }
 
+void connector_read_link(struct lg_connector *conn) {
+	conn->link_status = conn->impl->get_link_status(conn);
+	if (conn->impl->get_link_params != NULL) {
+		conn->has_link_params =
+			conn->impl->get_link_params(conn, &conn->link_params);
+	}
+}
+
 bool connector_probe(struct lg_connector *conn) {
 	if (!conn->impl->probe(conn, &conn->modes)) {
 		lg_conn_log(conn, LG_ERROR, "forced probe failed");
 		return false;
 	}
-	if (conn->impl->get_link_params != NULL) {
-		conn->has_link_params =
-			conn->impl->get_link_params(conn, &conn->link_params);
-	}
+	connector_read_link(conn);
 	lg_conn_log(conn, LG_DEBUG, "probe: %zu modes", conn->modes.len);
 	return true;
 }
@@ -153,8 +158,14 @@ static void read_output_mode(struct lg_connector *conn, struct lg_mode *mode) {
 static void handle_output_commit(struct wl_listener *listener, void *data) {
 	struct lg_connector *conn = wl_container_of(listener, conn, output_commit);
 	const struct wlr_output_event_commit *event = data;
+	/*
+	 * wlroots drops an unchanged mode from the committed fields, but a
+	 * state that set one still allows reconfiguration: on DRM that commit
+	 * is a modeset carrying link-status GOOD, which retrains the link.
+	 */
 	uint32_t modeset = WLR_OUTPUT_STATE_MODE | WLR_OUTPUT_STATE_ENABLED;
-	if (!(event->state->committed & modeset)) {
+	if (!(event->state->committed & modeset) &&
+			!event->state->allow_reconfiguration) {
 		return;
 	}
 
@@ -185,6 +196,7 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	if (conn->impl->mode_committed != NULL) {
 		conn->impl->mode_committed(conn, &conn->current);
 	}
+	connector_read_link(conn);
 	if (!ours) {
 		recovery_handle_mode_set(conn);
 	}
@@ -218,7 +230,6 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	wl_signal_add(&output->events.commit, &conn->output_commit);
 	conn->output_destroy.notify = handle_output_destroy;
 	wl_signal_add(&output->events.destroy, &conn->output_destroy);
-	conn->link_status = conn->impl->get_link_status(conn);
 	connector_probe(conn);
 	lg_conn_log(conn, LG_DEBUG, "driving output %s", output->name);
 	connector_changed(conn);

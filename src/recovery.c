@@ -140,7 +140,6 @@ static bool commit_recovery(struct lg_connector *conn, const struct lg_mode *mod
 		return false;
 	}
 	conn->incident_commits++;
-	conn->link_status = conn->impl->get_link_status(conn);
 	connector_handle_event(conn, LG_EVENT_RECOVERY_COMMITTED);
 	arm_timer(conn, &conn->settle_timer, handle_settle_timer,
 		conn->manager->options.settle_ms);
@@ -307,7 +306,6 @@ static void hold(struct lg_connector *conn) {
 	recovery_cancel(conn);
 	connector_handle_event(conn, LG_EVENT_FLAP);
 	if (conn->has_current && test_mode(conn, mode) && commit_mode(conn, mode)) {
-		conn->link_status = conn->impl->get_link_status(conn);
 		if (!lg_mode_same_timing(mode, &from)) {
 			report_fallback(conn, LG_FALLBACK_FLAPPING, &from, mode);
 		}

@@ -8,6 +8,8 @@
 void connector_handle_event(struct lg_connector *conn, enum lg_link_event event);
 /* Emits state_change after a field a client can see has changed. */
 void connector_changed(struct lg_connector *conn);
+/* Reads link-status and link parameters (no probe). */
+void connector_read_link(struct lg_connector *conn);
 /* Forced probe through the backend into conn->modes. */
 bool connector_probe(struct lg_connector *conn);
 bool connector_at_requested(const struct lg_connector *conn);

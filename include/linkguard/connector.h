@@ -38,6 +38,7 @@ struct lg_connector {
 	char *description;
 
 	struct wlr_output *output; // NULL while disconnected
+	void *data; // the backend's own
 
 	bool connected;
 	enum lg_link_status link_status;

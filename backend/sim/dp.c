@@ -1,0 +1,76 @@
+#include <string.h>
+#include <strings.h>
+#include <sim/dp.h>
+
+static const struct {
+	const char *name;
+	uint32_t rate_mbps;
+} dp_rates[] = {
+	{ "rbr", DP_RATE_RBR },
+	{ "hbr", DP_RATE_HBR },
+	{ "hbr2", DP_RATE_HBR2 },
+	{ "hbr3", DP_RATE_HBR3 },
+	{ "uhbr10", DP_RATE_UHBR10 },
+	{ "uhbr13.5", DP_RATE_UHBR13_5 },
+	{ "uhbr20", DP_RATE_UHBR20 },
+};
+
+#define N_RATES (sizeof(dp_rates) / sizeof(dp_rates[0]))
+
+uint64_t dp_link_payload_kbps(const struct lg_link_params *link) {
+	uint64_t raw_kbps = (uint64_t)link->rate_mbps * 1000 * link->lanes;
+	// DP 1.x rates use 8b/10b coding; DP 2.x UHBR rates 128b/132b.
+	if (link->rate_mbps >= DP_RATE_UHBR10) {
+		return raw_kbps * 128 / 132;
+	}
+	return raw_kbps * 8 / 10;
+}
+
+bool dp_mode_fits(const struct lg_mode *mode, uint32_t bpp,
+		const struct lg_link_params *link) {
+	return (uint64_t)mode->clock_khz * bpp <= dp_link_payload_kbps(link);
+}
+
+uint32_t dp_max_bpp(const struct lg_mode *mode, uint32_t max_bpc,
+		const struct lg_link_params *link) {
+	for (uint32_t bpp = max_bpc * 3; bpp >= DP_MIN_BPP; bpp -= 3) {
+		if (dp_mode_fits(mode, bpp, link)) {
+			return bpp;
+		}
+	}
+	return 0;
+}
+
+bool dp_link_lower(struct lg_link_params *link, uint32_t max_rate_mbps) {
+	for (size_t i = N_RATES; i-- > 1;) {
+		if (dp_rates[i].rate_mbps == link->rate_mbps) {
+			link->rate_mbps = dp_rates[i - 1].rate_mbps;
+			return true;
+		}
+	}
+	if (link->lanes <= 1) {
+		return false;
+	}
+	link->lanes /= 2;
+	link->rate_mbps = max_rate_mbps;
+	return true;
+}
+
+bool dp_rate_parse(const char *name, uint32_t *rate_mbps) {
+	for (size_t i = 0; i < N_RATES; i++) {
+		if (strcasecmp(name, dp_rates[i].name) == 0) {
+			*rate_mbps = dp_rates[i].rate_mbps;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *dp_rate_name(uint32_t rate_mbps) {
+	for (size_t i = 0; i < N_RATES; i++) {
+		if (dp_rates[i].rate_mbps == rate_mbps) {
+			return dp_rates[i].name;
+		}
+	}
+	return "?";
+}

@@ -1,0 +1,380 @@
+#include <assert.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wlr/backend/headless.h>
+#include <wlr/backend/multi.h>
+#include <wlr/types/wlr_output.h>
+#include <linkguard/backend.h>
+#include <linkguard/log.h>
+#include <linkguard/manager.h>
+#include <linkguard/sim.h>
+#include <sim/dp.h>
+#include <sim/link.h>
+#include <sim/scenario.h>
+
+/* How long the kernel's hotplug worker takes to send the uevent. */
+#define HOTPLUG_DELAY_MS 1
+
+struct sim {
+	struct lg_sim base;
+	struct lg_manager *manager;
+	struct wlr_backend *headless; // NULL once the backend is gone
+	struct wl_list connectors; // sim_connector.link
+
+	struct sim_scenario scenario;
+	size_t next_step;
+	uint64_t start_ms;
+	struct wl_event_source *step_timer;
+	struct sim_connector *plugging; // bound by the next new_output
+
+	struct wl_listener new_output;
+	struct wl_listener backend_destroy;
+	struct wl_listener manager_destroy;
+};
+
+struct sim_connector {
+	struct sim *sim;
+	struct lg_connector *conn;
+	struct sim_link link;
+	struct wl_event_source *hotplug_timer;
+	struct wl_list link_entry; // sim.connectors
+};
+
+static struct sim_connector *sim_connector_from_conn(struct lg_connector *conn) {
+	return conn->data;
+}
+
+static uint64_t now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int handle_hotplug_timer(void *data) {
+	struct sim_connector *sc = data;
+	lg_log(LG_INFO, "sim: %s: uevent HOTPLUG=1 CONNECTOR=%" PRIu32,
+		sc->conn->name, sc->conn->id);
+	lg_connector_hotplug(sc->conn);
+	return 0;
+}
+
+/* Like the kernel's worker, the uevent arrives from the event loop later. */
+static void raise_hotplug(struct sim_connector *sc) {
+	if (sc->hotplug_timer == NULL) {
+		sc->hotplug_timer = wl_event_loop_add_timer(sc->sim->manager->event_loop,
+			handle_hotplug_timer, sc);
+		if (sc->hotplug_timer == NULL) {
+			lg_log(LG_ERROR, "sim: failed to create a timer");
+			return;
+		}
+	}
+	wl_event_source_timer_update(sc->hotplug_timer, HOTPLUG_DELAY_MS);
+}
+
+static void handle_train_result(struct sim_connector *sc,
+		enum sim_train_result result) {
+	if (result == SIM_LOWERED || result == SIM_REJECTED) {
+		raise_hotplug(sc);
+	}
+}
+
+static enum lg_link_status sim_get_link_status(struct lg_connector *conn) {
+	return sim_connector_from_conn(conn)->link.status;
+}
+
+static bool sim_probe(struct lg_connector *conn, struct lg_mode_list *modes) {
+	return sim_link_probe(&sim_connector_from_conn(conn)->link, modes);
+}
+
+static bool sim_set_mode(struct lg_connector *conn, struct wlr_output_state *state,
+		const struct lg_mode *mode) {
+	wlr_output_state_set_custom_mode(state, mode->width, mode->height,
+		mode->refresh_mhz);
+	return true;
+}
+
+static bool sim_check_mode(struct lg_connector *conn, const struct lg_mode *mode) {
+	return sim_link_mode_valid(&sim_connector_from_conn(conn)->link, mode);
+}
+
+static void sim_mode_committed(struct lg_connector *conn, const struct lg_mode *mode) {
+	struct sim_connector *sc = sim_connector_from_conn(conn);
+	handle_train_result(sc, sim_link_train(&sc->link, mode));
+}
+
+static bool sim_get_link_params(struct lg_connector *conn,
+		struct lg_link_params *params) {
+	struct sim_connector *sc = sim_connector_from_conn(conn);
+	if (sc->link.sink == NULL) {
+		return false;
+	}
+	*params = sc->link.max;
+	return true;
+}
+
+static void sim_connector_destroy(struct lg_connector *conn) {
+	struct sim_connector *sc = sim_connector_from_conn(conn);
+	if (sc->hotplug_timer != NULL) {
+		wl_event_source_remove(sc->hotplug_timer);
+	}
+	wl_list_remove(&sc->link_entry);
+	free(sc);
+}
+
+static const struct lg_connector_impl sim_connector_impl = {
+	.get_link_status = sim_get_link_status,
+	.probe = sim_probe,
+	.set_mode = sim_set_mode,
+	.check_mode = sim_check_mode,
+	.mode_committed = sim_mode_committed,
+	.get_link_params = sim_get_link_params,
+	.destroy = sim_connector_destroy,
+};
+
+static struct sim_connector *find_connector(struct sim *sim, const char *name) {
+	struct sim_connector *sc;
+	wl_list_for_each(sc, &sim->connectors, link_entry) {
+		if (strcmp(sc->conn->name, name) == 0) {
+			return sc;
+		}
+	}
+	return NULL;
+}
+
+static struct sim_connector *create_connector(struct sim *sim, const char *name) {
+	struct sim_connector *sc = calloc(1, sizeof(*sc));
+	if (sc == NULL) {
+		return NULL;
+	}
+	uint32_t id = (uint32_t)wl_list_length(&sim->connectors) + 1;
+	sc->sim = sim;
+	sc->conn = lg_connector_create(sim->manager, &sim_connector_impl, 0, id, name);
+	if (sc->conn == NULL) {
+		free(sc);
+		return NULL;
+	}
+	sc->conn->data = sc;
+	sc->link.name = sc->conn->name;
+	wl_list_insert(sim->connectors.prev, &sc->link_entry);
+	return sc;
+}
+
+static void plug(struct sim *sim, const struct sim_step *step) {
+	struct sim_connector *sc = find_connector(sim, step->connector);
+	if (sc == NULL) {
+		sc = create_connector(sim, step->connector);
+	}
+	if (sc == NULL || sc->link.sink != NULL || sim->headless == NULL) {
+		lg_log(LG_ERROR, "sim: cannot plug %s", step->connector);
+		return;
+	}
+	lg_log(LG_INFO, "sim: %s: plug %s", step->connector, step->sink->description);
+	if (step->verb == SIM_PLUG) {
+		sc->link.source = step->params;
+	}
+	sim_link_plug(&sc->link, step->sink);
+	lg_connector_set_connected(sc->conn, true);
+
+	const struct lg_mode *preferred = &step->sink->modes[0];
+	sim->plugging = sc;
+	wlr_headless_add_output(sim->headless, preferred->width, preferred->height);
+	sim->plugging = NULL;
+}
+
+static void unplug(struct sim_connector *sc) {
+	lg_log(LG_INFO, "sim: %s: unplug", sc->conn->name);
+	sim_link_unplug(&sc->link);
+	if (sc->hotplug_timer != NULL) {
+		wl_event_source_timer_update(sc->hotplug_timer, 0);
+	}
+	lg_connector_set_connected(sc->conn, false);
+	// As wlroots' DRM backend does on unplug.
+	wlr_output_destroy(sc->conn->output);
+}
+
+static void run_step(struct sim *sim, const struct sim_step *step) {
+	struct sim_connector *sc = find_connector(sim, step->connector);
+	// The cable is there with or without a sink; the rest needs one.
+	bool needs_sink = step->verb == SIM_UNPLUG || step->verb == SIM_SWAP ||
+		step->verb == SIM_GLITCH;
+	if (needs_sink && (sc == NULL || sc->link.sink == NULL)) {
+		lg_log(LG_INFO, "sim: %s: not plugged, step skipped", step->connector);
+		return;
+	}
+	switch (step->verb) {
+	case SIM_PLUG:
+		plug(sim, step);
+		break;
+	case SIM_UNPLUG:
+		unplug(sc);
+		break;
+	case SIM_SWAP:
+		unplug(sc);
+		plug(sim, step);
+		break;
+	case SIM_CABLE:
+	case SIM_HEAL:
+		lg_log(LG_INFO, "sim: %s: cable now holds %s x%" PRIu32, sc->conn->name,
+			step->params.rate_mbps ? dp_rate_name(step->params.rate_mbps) : "any",
+			step->params.lanes ? step->params.lanes : 4);
+		handle_train_result(sc, sim_link_set_cable(&sc->link, &step->params));
+		break;
+	case SIM_GLITCH:
+		if (sim_link_glitch(&sc->link)) {
+			raise_hotplug(sc);
+		}
+		break;
+	case SIM_END:
+		break;
+	}
+}
+
+static void schedule_next_step(struct sim *sim);
+
+static int handle_step_timer(void *data) {
+	struct sim *sim = data;
+	uint64_t elapsed = now_ms() - sim->start_ms;
+	while (sim->next_step < sim->scenario.len) {
+		const struct sim_step *step = &sim->scenario.steps[sim->next_step];
+		if (step->at_ms > elapsed) {
+			break;
+		}
+		sim->next_step++;
+		run_step(sim, step);
+		if (step->verb == SIM_END) {
+			sim->next_step = sim->scenario.len;
+		}
+	}
+	schedule_next_step(sim);
+	return 0;
+}
+
+static void schedule_next_step(struct sim *sim) {
+	if (sim->next_step >= sim->scenario.len) {
+		lg_log(LG_INFO, "sim: scenario done");
+		wl_event_source_timer_update(sim->step_timer, 0);
+		wl_signal_emit_mutable(&sim->base.events.scenario_done, &sim->base);
+		return;
+	}
+	uint64_t at = sim->start_ms + sim->scenario.steps[sim->next_step].at_ms;
+	uint64_t now = now_ms();
+	// A zero delay disarms a timerfd: wait at least a millisecond.
+	wl_event_source_timer_update(sim->step_timer, at > now ? (int)(at - now) : 1);
+}
+
+bool lg_sim_load_scenario(struct lg_sim *base, const char *path) {
+	struct sim *sim = wl_container_of(base, sim, base);
+	if (sim->step_timer != NULL) {
+		lg_log(LG_ERROR, "sim: %s: a scenario is already loaded", path);
+		return false;
+	}
+	struct sim_scenario scenario;
+	if (!sim_scenario_load(path, &scenario)) {
+		return false;
+	}
+	sim->step_timer = wl_event_loop_add_timer(sim->manager->event_loop,
+		handle_step_timer, sim);
+	if (sim->step_timer == NULL) {
+		sim_scenario_finish(&scenario);
+		return false;
+	}
+	lg_log(LG_INFO, "sim: scenario %s: %zu steps", path, scenario.len);
+	sim->scenario = scenario;
+	sim->start_ms = now_ms();
+	schedule_next_step(sim);
+	return true;
+}
+
+static void handle_new_output(struct wl_listener *listener, void *data) {
+	struct sim *sim = wl_container_of(listener, sim, new_output);
+	struct wlr_output *output = data;
+	struct sim_connector *sc = sim->plugging;
+	if (sc == NULL) {
+		return;
+	}
+	wlr_output_set_name(output, sc->conn->name);
+	wlr_output_set_description(output, sc->link.sink->description);
+	lg_connector_set_description(sc->conn, sc->link.sink->description);
+	lg_connector_set_output(sc->conn, output);
+}
+
+static void detach_backend(struct sim *sim) {
+	wl_list_remove(&sim->new_output.link);
+	wl_list_remove(&sim->backend_destroy.link);
+	wl_list_init(&sim->new_output.link);
+	wl_list_init(&sim->backend_destroy.link);
+	sim->headless = NULL;
+}
+
+static void handle_backend_destroy(struct wl_listener *listener, void *data) {
+	struct sim *sim = wl_container_of(listener, sim, backend_destroy);
+	detach_backend(sim);
+}
+
+static void handle_manager_destroy(struct wl_listener *listener, void *data) {
+	struct sim *sim = wl_container_of(listener, sim, manager_destroy);
+	lg_sim_destroy(&sim->base);
+}
+
+static void find_headless(struct wlr_backend *backend, void *data) {
+	struct wlr_backend **headless = data;
+	if (*headless == NULL && wlr_backend_is_headless(backend)) {
+		*headless = backend;
+	}
+}
+
+struct lg_sim *lg_sim_create(struct lg_manager *manager, struct wlr_backend *backend) {
+	struct wlr_backend *headless = NULL;
+	if (wlr_backend_is_multi(backend)) {
+		wlr_multi_for_each_backend(backend, find_headless, &headless);
+	} else {
+		find_headless(backend, &headless);
+	}
+	if (headless == NULL) {
+		lg_log(LG_ERROR, "sim: the simulated link needs wlroots' headless backend");
+		return NULL;
+	}
+	struct sim *sim = calloc(1, sizeof(*sim));
+	if (sim == NULL) {
+		return NULL;
+	}
+	sim->manager = manager;
+	sim->headless = headless;
+	wl_list_init(&sim->connectors);
+	wl_signal_init(&sim->base.events.scenario_done);
+	wl_signal_init(&sim->base.events.destroy);
+
+	/*
+	 * At the head of the list: the output must be named and bound to its
+	 * connector before the compositor's new_output handler asks linkguard
+	 * for a mode (via the multi backend, which forwards later).
+	 */
+	sim->new_output.notify = handle_new_output;
+	wl_list_insert(&headless->events.new_output.listener_list, &sim->new_output.link);
+	sim->backend_destroy.notify = handle_backend_destroy;
+	wl_signal_add(&headless->events.destroy, &sim->backend_destroy);
+	sim->manager_destroy.notify = handle_manager_destroy;
+	wl_signal_add(&manager->events.destroy, &sim->manager_destroy);
+	return &sim->base;
+}
+
+void lg_sim_destroy(struct lg_sim *base) {
+	if (base == NULL) {
+		return;
+	}
+	struct sim *sim = wl_container_of(base, sim, base);
+	wl_signal_emit_mutable(&sim->base.events.destroy, &sim->base);
+	detach_backend(sim);
+	wl_list_remove(&sim->manager_destroy.link);
+	if (sim->step_timer != NULL) {
+		wl_event_source_remove(sim->step_timer);
+	}
+	struct sim_connector *sc, *tmp;
+	wl_list_for_each_safe(sc, tmp, &sim->connectors, link_entry) {
+		lg_connector_destroy(sc->conn);
+	}
+	sim_scenario_finish(&sim->scenario);
+	free(sim);
+}

@@ -1,0 +1,38 @@
+#ifndef SIM_DP_H
+#define SIM_DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linkguard/link.h>
+#include <linkguard/mode.h>
+
+/* i915 validates modes at its minimum output bpp: 6 bpc RGB. */
+#define DP_MIN_BPP 18
+
+#define DP_RATE_RBR 1620
+#define DP_RATE_HBR 2700
+#define DP_RATE_HBR2 5400
+#define DP_RATE_HBR3 8100
+#define DP_RATE_UHBR10 10000
+#define DP_RATE_UHBR13_5 13500
+#define DP_RATE_UHBR20 20000
+
+/* Payload of a link in kbit/s, after 8b/10b or 128b/132b channel coding. */
+uint64_t dp_link_payload_kbps(const struct lg_link_params *link);
+/* Whether mode fits the link at bpp bits per pixel. */
+bool dp_mode_fits(const struct lg_mode *mode, uint32_t bpp,
+	const struct lg_link_params *link);
+/* The highest bpp from max_bpc * 3 down to DP_MIN_BPP that fits; 0 if none. */
+uint32_t dp_max_bpp(const struct lg_mode *mode, uint32_t max_bpc,
+	const struct lg_link_params *link);
+/*
+ * The next lower link after a failed training, as i915 does: a lower rate at
+ * the same lane count; at the lowest rate, max_rate with half the lanes.
+ * Returns false at RBR x1, where nothing can be lowered.
+ */
+bool dp_link_lower(struct lg_link_params *link, uint32_t max_rate_mbps);
+
+bool dp_rate_parse(const char *name, uint32_t *rate_mbps);
+const char *dp_rate_name(uint32_t rate_mbps);
+
+#endif

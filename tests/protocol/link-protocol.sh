@@ -1,0 +1,331 @@
+#!/bin/sh
+# linkguard-link-v1 end to end, over a real socket: lg-protocol-host (the
+# headless backend, linkguard, the simulated link and the protocol server)
+# against linkctl and lg-link-probe, a raw client.
+#
+#   link-protocol.sh TEST HOST PROBE LINKCTL SCENARIO_DIR
+#
+# TEST is one of: events, linkctl-list, linkctl-watch, retry, misuse,
+# security. Each starts its own host in a private XDG_RUNTIME_DIR.
+set -u
+
+test_name=${1:?usage: $0 TEST HOST PROBE LINKCTL SCENARIO_DIR}
+host=$2 probe=$3 linkctl=$4 scenarios=$5
+
+fail() {
+	echo "FAIL: $*" >&2
+	if [ -n "${log:-}" ] && [ -f "$log" ]; then
+		echo "--- host log (last 30 lines) ---" >&2
+		tail -n 30 "$log" >&2
+	fi
+	exit 1
+}
+ok() {
+	echo "ok: $*"
+}
+
+dir=$(mktemp -d) || fail "mktemp failed"
+log=$dir/host.log
+pid=
+cleanup() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	fi
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+export XDG_RUNTIME_DIR="$dir"
+export WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1
+unset WAYLAND_DISPLAY WAYLAND_SOCKET DISPLAY
+
+alive() {
+	[ -r "/proc/$pid/stat" ] && [ "$(sed 's/.*) //' "/proc/$pid/stat" | cut -c1)" != Z ]
+}
+
+# wait_for_log ERE SECONDS
+wait_for_log() {
+	tries=$(($2 * 10))
+	while ! grep -Eq -- "$1" "$log"; do
+		alive || fail "host exited while waiting for /$1/"
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "no /$1/ in the log after $2 s"
+		sleep 0.1
+	done
+}
+
+# start_host SCENARIO [HOST OPTIONS...]
+start_host() {
+	scn=$scenarios/$1
+	shift
+	"$host" --sim "$scn" "$@" >"$log" 2>&1 &
+	pid=$!
+	wait_for_log 'running on WAYLAND_DISPLAY=' 10
+	WAYLAND_DISPLAY=$(sed -n 's/.*running on WAYLAND_DISPLAY=\([^ ]*\).*/\1/p' "$log" | head -n 1)
+	export WAYLAND_DISPLAY
+}
+
+stop_host() {
+	alive || fail "the host died"
+	kill -TERM "$pid"
+	wait "$pid"
+	status=$?
+	pid=
+	[ "$status" -eq 0 ] || fail "host exited with status $status"
+	grep -q 'lg-protocol-host: exited cleanly' "$log" || fail "host did not exit cleanly"
+	ok "host exited cleanly"
+}
+
+# run_status VAR CMD...: runs CMD, stores its exit status in VAR.
+run_status() {
+	var=$1
+	shift
+	"$@"
+	eval "$var=\$?"
+}
+
+# A DP-1 at 4K30 after the drop, as linkctl --json sees it.
+wait_degraded() {
+	tries=100
+	while :; do
+		timeout 5 "$linkctl" --json >"$dir/list.json" 2>"$dir/list.err" ||
+			fail "linkctl --json failed: $(cat "$dir/list.err")"
+		python3 -c 'import json,sys; c=[c for c in json.load(open(sys.argv[1]))["connectors"] if c["name"]=="DP-1"]; sys.exit(0 if c and c[0]["state"]=="degraded" else 1)' "$dir/list.json" && break
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "DP-1 never degraded: $(cat "$dir/list.json")"
+		sleep 0.1
+	done
+}
+
+test_events() {
+	start_host drop-to-hbr.scn
+	timeout 10 "$probe" events 3.5 >"$dir/events.txt" || fail "probe failed"
+	python3 - "$dir/events.txt" <<'PY' || fail "event stream wrong: $(cat "$dir/events.txt")"
+import sys
+lines = [l.split() for l in open(sys.argv[1])]
+# Split into batches closed by done.
+batches, cur = [], []
+for l in lines:
+    if l == ["done"]:
+        batches.append(cur); cur = []
+    else:
+        cur.append(l)
+assert cur == [], "events after the last done: %r" % cur
+first = batches[0]
+assert ["connector", "c0"] in first, "DP-1 not announced on bind"
+assert first[1] == ["c0", "name", "DP-1"], "name is not the first event: %r" % first
+for field in ("connection", "link_status", "state", "requested_mode",
+              "current_mode", "allowed_modes_reset", "link_params"):
+    assert any(e[1] == field for e in first if e[0] == "c0"), "initial batch lacks " + field
+assert ["c0", "state", "0"] in first, "DP-1 not good on bind"
+assert ["c0", "current_mode", "3840", "2160", "60000"] in first
+# States as batches, in order, each closed by done.
+states = [(i, e[2]) for i, b in enumerate(batches) for e in b if e[:2] == ["c0", "state"]]
+seq = [s for _, s in states[1:]]
+assert seq == ["1", "2", "3"], "states after bind: %r (want bad retraining degraded)" % seq
+idx = {s: i for i, s in states[1:]}
+assert idx["1"] < idx["2"] < idx["3"], "states share a batch"
+fb = [(i, e) for i, b in enumerate(batches) for e in b if e[:2] == ["c0", "fallback"]]
+assert len(fb) == 1, "fallbacks: %r" % fb
+i, e = fb[0]
+assert e[2:9] == ["0", "3840", "2160", "60000", "3840", "2160", "30000"], e
+assert idx["2"] <= i < idx["3"], "fallback not between retraining and degraded"
+assert float(e[9]) > 0, "fallback without a time"
+bad_status = [i for i, b in enumerate(batches) for e in b if e == ["c0", "link_status", "1"]]
+assert bad_status and bad_status[0] <= idx["1"], "link_status bad not before state bad"
+cur = [i for i, b in enumerate(batches) for e in b if e == ["c0", "current_mode", "3840", "2160", "30000"]]
+assert cur and idx["1"] <= cur[0] <= idx["2"], "current mode 4K30 not with the recovery"
+print("ok: bad -> retraining -> degraded, fallback 4K60 -> 4K30 mode_pruned, %d batches" % len(batches))
+PY
+	stop_host
+}
+
+test_linkctl_list() {
+	start_host drop-to-hbr.scn
+	wait_degraded
+	python3 - "$dir/list.json" <<'PY' || fail "linkctl --json wrong: $(cat "$dir/list.json")"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["version"] == 1
+assert [c["name"] for c in doc["connectors"]] == ["DP-1"], doc
+c = doc["connectors"][0]
+assert c["connected"] is True
+assert c["link_status"] == "good", c["link_status"]
+assert c["state"] == "degraded"
+assert c["requested_mode"] == {"width": 3840, "height": 2160, "refresh_mhz": 60000}, c["requested_mode"]
+assert c["current_mode"] == {"width": 3840, "height": 2160, "refresh_mhz": 30000}, c["current_mode"]
+modes = [(m["width"], m["height"], m["refresh_mhz"]) for m in c["allowed_modes"]]
+assert (3840, 2160, 30000) in modes, modes
+assert (3840, 2160, 60000) not in modes, "4K60 still allowed: %r" % modes
+assert all(isinstance(m["preferred"], bool) for m in c["allowed_modes"])
+assert c["link"] is None or (c["link"]["lanes"] in (1, 2, 4) and c["link"]["rate_mbps"] > 0), c["link"]
+f = c["last_fallback"]
+assert f["reason"] == "mode-pruned", f
+assert f["from"] == {"width": 3840, "height": 2160, "refresh_mhz": 60000}, f
+assert f["to"] == {"width": 3840, "height": 2160, "refresh_mhz": 30000}, f
+assert f["time"] > 0
+assert isinstance(c["description"], (str, type(None)))
+PY
+	ok "linkctl --json: DP-1 degraded at 4K30, requested 4K60, fallback mode-pruned"
+
+	timeout 5 "$linkctl" >"$dir/list.txt" || fail "linkctl failed"
+	grep -q '^DP-1' "$dir/list.txt" || fail "no DP-1 block: $(cat "$dir/list.txt")"
+	for line in '  Connected: yes' '  Link status: good' '  State: degraded' \
+			'  Current mode: 3840x2160 px, 30.000 Hz' \
+			'  Requested mode: 3840x2160 px, 60.000 Hz' '  Allowed modes:' \
+			'    3840x2160 px, 30.000 Hz'; do
+		grep -qxF -- "$line" "$dir/list.txt" && continue
+		grep -qF -- "$line" "$dir/list.txt" ||
+			fail "no '$line' in: $(cat "$dir/list.txt")"
+	done
+	grep -Eq '^  Last fallback: 3840x2160 px, 60.000 Hz -> 3840x2160 px, 30.000 Hz \(mode-pruned\) at [0-9]+\.[0-9]{3} s$' "$dir/list.txt" ||
+		fail "fallback line wrong: $(cat "$dir/list.txt")"
+	grep -Eq '^  Link: ([124] lanes at [0-9]+ Mbit/s|unknown)$' "$dir/list.txt" ||
+		fail "link line wrong"
+	ok "linkctl: human listing field by field"
+	cat "$dir/list.txt"
+	stop_host
+}
+
+test_linkctl_watch() {
+	start_host drop-to-hbr.scn
+	"$linkctl" watch --json >"$dir/watch.jsonl" 2>"$dir/watch.err" &
+	watch_pid=$!
+	"$linkctl" watch >"$dir/watch.txt" 2>&1 &
+	watch_human=$!
+	wait_degraded
+	sleep 0.2
+	kill -INT "$watch_pid" "$watch_human"
+	wait "$watch_pid" || fail "watch --json did not exit 0 on SIGINT"
+	wait "$watch_human" || fail "watch did not exit 0 on SIGINT"
+	python3 - "$dir/watch.jsonl" <<'PY' || fail "watch --json wrong: $(cat "$dir/watch.jsonl")"
+import json, sys
+events = [json.loads(l) for l in open(sys.argv[1])]
+assert events[0]["event"] == "added" and events[0]["connector"] == "DP-1", events[0]
+assert events[0]["state"]["name"] == "DP-1"
+times = [e["time"] for e in events]
+assert times == sorted(times), "timestamps go back"
+seq = [e["value"] for e in events if e["event"] == "state"]
+assert seq == ["bad", "retraining", "degraded"], seq
+order = [(e["event"], e.get("value")) for e in events]
+i_bad = order.index(("state", "bad"))
+i_re = order.index(("state", "retraining"))
+i_deg = order.index(("state", "degraded"))
+fb = [i for i, e in enumerate(events) if e["event"] == "fallback"]
+assert len(fb) == 1 and i_re < fb[0] < i_deg, fb
+f = events[fb[0]]["value"]
+assert f["reason"] == "mode-pruned" and f["from"]["refresh_mhz"] == 60000 and f["to"]["refresh_mhz"] == 30000, f
+assert ("link_status", "bad") in order[:i_bad + 1], "link_status bad not before state bad"
+cm = [i for i, e in enumerate(events) if e["event"] == "current_mode" and e["value"] and e["value"]["refresh_mhz"] == 30000]
+assert cm and i_bad < cm[0] < i_re, "current_mode 4K30 not between bad and retraining"
+print("ok: watch --json: %d events in order" % len(events))
+PY
+	grep -Eq '^[0-9]+\.[0-9]{6} DP-1 state bad$' "$dir/watch.txt" || fail "human watch: $(cat "$dir/watch.txt")"
+	grep -Eq '^[0-9]+\.[0-9]{6} DP-1 fallback 3840x2160 px, 60.000 Hz -> 3840x2160 px, 30.000 Hz \(mode-pruned\)' "$dir/watch.txt" ||
+		fail "human watch lacks the fallback: $(cat "$dir/watch.txt")"
+	ok "watch (human): one line per event with a timestamp"
+	cat "$dir/watch.txt"
+	stop_host
+}
+
+test_retry() {
+	# Unprivileged (the default): denied.
+	start_host steady.scn
+	wait_for_log 'DP-1' 10
+	sleep 0.5
+	run_status st timeout 10 "$linkctl" retry DP-1
+	[ "$st" -eq 3 ] || fail "unprivileged retry: exit $st, want 3 (denied)"
+	ok "unprivileged retry denied (exit 3)"
+	run_status st timeout 10 "$linkctl" retry HDMI-A-9
+	[ "$st" -eq 4 ] || fail "retry of an unknown connector: exit $st, want 4"
+	ok "unknown connector (exit 4)"
+	stop_host
+
+	# Privileged on a steady link: succeeded.
+	start_host steady.scn --allow-retry
+	sleep 0.5
+	run_status st timeout 10 "$linkctl" retry DP-1
+	[ "$st" -eq 0 ] || fail "retry on a steady link: exit $st, want 0"
+	ok "privileged retry on a link that holds succeeded (exit 0)"
+	stop_host
+
+	# Privileged after the drop: the kernel no longer takes 4K60.
+	start_host drop-to-hbr.scn --allow-retry
+	wait_degraded
+	run_status st timeout 10 "$linkctl" retry DP-1
+	[ "$st" -eq 1 ] || fail "retry after the drop: exit $st, want 1 (failed)"
+	timeout 10 "$probe" retry-wait DP-1 | grep -qx 'answer failed rejected' ||
+		fail "raw retry after the drop is not 'failed rejected'"
+	ok "retry after the drop failed: rejected (exit 1)"
+	stop_host
+
+	# The protocol goes away while a retry waits for the link: cancelled.
+	start_host steady.scn --allow-retry --settle-ms 3000
+	sleep 0.5
+	"$linkctl" retry DP-1 >"$dir/retry.txt" 2>&1 &
+	retry_pid=$!
+	wait_for_log 'retry requested' 5 || fail "linkctl retry: $(cat "$dir/retry.txt")"
+	kill -USR1 "$pid"
+	wait "$retry_pid"
+	st=$?
+	[ "$st" -eq 6 ] || fail "withdrawn during a retry: exit $st, want 6 (cancelled)"
+	ok "retry pending when the protocol is withdrawn: cancelled (exit 6)"
+	run_status st timeout 5 "$linkctl"
+	[ "$st" -eq 5 ] || fail "linkctl after the withdrawal: exit $st, want 5"
+	ok "no global after the withdrawal (exit 5)"
+	stop_host
+}
+
+test_misuse() {
+	start_host steady.scn --allow-retry --settle-ms 3000
+	sleep 0.5
+	timeout 10 "$probe" stop-twice || fail "stop twice: not error already_stopped"
+	ok "stop twice -> zlg_link_manager_v1.already_stopped"
+	timeout 10 "$probe" retry-twice DP-1 || fail "two retries: not error retry_pending"
+	ok "a second pending retry -> zlg_link_connector_v1.retry_pending"
+	timeout 10 "$probe" retry-inert DP-1 || fail "retry on an inert connector: not cancelled"
+	ok "retry through a destroyed manager's connector -> cancelled"
+	i=0
+	while [ $i -lt 20 ]; do
+		timeout 5 "$probe" bind-and-leave || fail "bind-and-leave failed"
+		i=$((i + 1))
+	done
+	ok "20 clients bound and left at once"
+	sleep 3.2 # the pending retries settle
+	timeout 10 "$probe" retry-and-leave DP-1 || fail "retry-and-leave failed"
+	ok "a client left with a retry pending"
+	timeout 5 "$linkctl" --json >"$dir/list.json" || fail "linkctl fails after misuse"
+	grep -q '"DP-1"' "$dir/list.json" || fail "DP-1 gone after misuse"
+	ok "the host still serves other clients"
+	sleep 3.2
+	stop_host
+}
+
+test_security() {
+	start_host steady.scn --allow-retry \
+		--sandboxed "$linkctl >$dir/sandboxed.out 2>&1; echo \$? >$dir/sandboxed.status"
+	tries=50
+	while [ ! -s "$dir/sandboxed.status" ]; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "the sandboxed linkctl did not finish"
+		sleep 0.1
+	done
+	[ "$(cat "$dir/sandboxed.status")" = 5 ] ||
+		fail "sandboxed linkctl: exit $(cat "$dir/sandboxed.status"), want 5: $(cat "$dir/sandboxed.out")"
+	ok "a sandboxed client does not see zlg_link_manager_v1"
+	timeout 5 "$linkctl" >/dev/null || fail "an ordinary client does not see it"
+	ok "an ordinary client sees it"
+	stop_host
+}
+
+case $test_name in
+events) test_events ;;
+linkctl-list) test_linkctl_list ;;
+linkctl-watch) test_linkctl_watch ;;
+retry) test_retry ;;
+misuse) test_misuse ;;
+security) test_security ;;
+*) fail "unknown test $test_name" ;;
+esac

@@ -1,0 +1,245 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <wlr/backend/headless.h>
+#include <wlr/render/allocator.h>
+#include <wlr/render/pixman.h>
+#include <wlr/types/wlr_output.h>
+#include <wlr/util/log.h>
+#include <linkguard/log.h>
+#include <linkguard/sim.h>
+#include "harness.h"
+
+struct harness_output {
+	struct harness *h;
+	struct wlr_output *output;
+	struct wl_listener commit;
+	struct wl_listener destroy;
+	struct wl_list link;
+};
+
+static void handle_output_commit(struct wl_listener *listener, void *data) {
+	struct harness_output *ho = wl_container_of(listener, ho, commit);
+	const struct wlr_output_event_commit *event = data;
+	// A same-mode retrain commits no changed field, but is a modeset.
+	if (event->state->allow_reconfiguration) {
+		ho->h->modesets++;
+	}
+}
+
+static void handle_output_destroy(struct wl_listener *listener, void *data) {
+	struct harness_output *ho = wl_container_of(listener, ho, destroy);
+	ho->h->outputs_destroyed++;
+	wl_list_remove(&ho->commit.link);
+	wl_list_remove(&ho->destroy.link);
+	wl_list_remove(&ho->link);
+	free(ho);
+}
+
+static void handle_new_output(struct wl_listener *listener, void *data) {
+	struct harness *h = wl_container_of(listener, h, new_output);
+	struct wlr_output *output = data;
+	h->outputs_created++;
+	wlr_output_init_render(output, h->allocator, h->renderer);
+
+	struct harness_output *ho = calloc(1, sizeof(*ho));
+	ho->h = h;
+	ho->output = output;
+	ho->commit.notify = handle_output_commit;
+	wl_signal_add(&output->events.commit, &ho->commit);
+	ho->destroy.notify = handle_output_destroy;
+	wl_signal_add(&output->events.destroy, &ho->destroy);
+	wl_list_insert(&h->outputs, &ho->link);
+
+	struct wlr_output_state state;
+	wlr_output_state_init(&state);
+	wlr_output_state_set_enabled(&state, true);
+	if (!lg_manager_recommend_state(h->manager, output, &state)) {
+		wlr_output_state_set_custom_mode(&state, output->width, output->height, 0);
+	}
+	wlr_output_commit_state(output, &state);
+	wlr_output_state_finish(&state);
+}
+
+static void handle_state_change(struct wl_listener *listener, void *data) {
+	struct harness_connector *hc = wl_container_of(listener, hc, state_change);
+	enum lg_link_state state = hc->conn->state;
+	if (hc->n_states > 0 && hc->states[hc->n_states - 1] == state) {
+		return;
+	}
+	if (hc->n_states < HARNESS_MAX_EVENTS) {
+		hc->states[hc->n_states++] = state;
+	}
+}
+
+static void handle_connector_destroy(struct wl_listener *listener, void *data) {
+	struct harness_connector *hc = wl_container_of(listener, hc, destroy);
+	wl_list_remove(&hc->state_change.link);
+	wl_list_remove(&hc->destroy.link);
+	wl_list_init(&hc->state_change.link);
+	wl_list_init(&hc->destroy.link);
+	hc->conn = NULL;
+}
+
+static void handle_new_connector(struct wl_listener *listener, void *data) {
+	struct harness *h = wl_container_of(listener, h, new_connector);
+	struct harness_connector *hc = calloc(1, sizeof(*hc));
+	hc->conn = data;
+	hc->states[hc->n_states++] = hc->conn->state;
+	hc->state_change.notify = handle_state_change;
+	wl_signal_add(&hc->conn->events.state_change, &hc->state_change);
+	hc->destroy.notify = handle_connector_destroy;
+	wl_signal_add(&hc->conn->events.destroy, &hc->destroy);
+	wl_list_insert(h->connectors.prev, &hc->link);
+}
+
+static void handle_fallback(struct wl_listener *listener, void *data) {
+	struct harness *h = wl_container_of(listener, h, fallback);
+	if (h->n_fallbacks < HARNESS_MAX_EVENTS) {
+		h->fallbacks[h->n_fallbacks] = *(struct lg_fallback *)data;
+	}
+	h->n_fallbacks++;
+}
+
+static void handle_restored(struct wl_listener *listener, void *data) {
+	struct harness *h = wl_container_of(listener, h, restored);
+	h->n_restored++;
+}
+
+static void handle_failed(struct wl_listener *listener, void *data) {
+	struct harness *h = wl_container_of(listener, h, failed);
+	h->n_failed++;
+}
+
+static void handle_scenario_done(struct wl_listener *listener, void *data) {
+	struct harness *h = wl_container_of(listener, h, scenario_done_listener);
+	h->scenario_done = true;
+}
+
+bool harness_init(struct harness *h, const struct lg_options *options) {
+	*h = (struct harness){0};
+	wlr_log_init(WLR_ERROR, NULL);
+	lg_log_init(LG_DEBUG, NULL);
+	wl_list_init(&h->connectors);
+	wl_list_init(&h->outputs);
+
+	h->display = wl_display_create();
+	h->loop = wl_display_get_event_loop(h->display);
+	h->backend = wlr_headless_backend_create(h->loop);
+	h->renderer = wlr_pixman_renderer_create();
+	if (h->backend == NULL || h->renderer == NULL) {
+		return false;
+	}
+	h->allocator = wlr_allocator_autocreate(h->backend, h->renderer);
+
+	struct lg_options fast;
+	lg_options_init(&fast);
+	fast.settle_ms = 100;
+	fast.flap_window_ms = 3000;
+	h->manager = lg_manager_create(h->display, h->backend, NULL,
+		options != NULL ? options : &fast);
+	h->new_connector.notify = handle_new_connector;
+	wl_signal_add(&h->manager->events.new_connector, &h->new_connector);
+	h->fallback.notify = handle_fallback;
+	wl_signal_add(&h->manager->events.fallback, &h->fallback);
+	h->restored.notify = handle_restored;
+	wl_signal_add(&h->manager->events.restored, &h->restored);
+	h->failed.notify = handle_failed;
+	wl_signal_add(&h->manager->events.failed, &h->failed);
+
+	h->sim = lg_sim_create(h->manager, h->backend);
+	if (h->sim == NULL) {
+		return false;
+	}
+	h->scenario_done_listener.notify = handle_scenario_done;
+	wl_signal_add(&h->sim->events.scenario_done, &h->scenario_done_listener);
+
+	h->new_output.notify = handle_new_output;
+	wl_signal_add(&h->backend->events.new_output, &h->new_output);
+	return wlr_backend_start(h->backend);
+}
+
+void harness_finish(struct harness *h) {
+	wl_list_remove(&h->scenario_done_listener.link);
+	lg_sim_destroy(h->sim);
+	wl_list_remove(&h->new_connector.link);
+	wl_list_remove(&h->fallback.link);
+	wl_list_remove(&h->restored.link);
+	wl_list_remove(&h->failed.link);
+	lg_manager_destroy(h->manager);
+	wl_list_remove(&h->new_output.link);
+	wlr_backend_destroy(h->backend);
+	wlr_allocator_destroy(h->allocator);
+	wlr_renderer_destroy(h->renderer);
+	wl_display_destroy(h->display);
+
+	struct harness_connector *hc, *tmp;
+	wl_list_for_each_safe(hc, tmp, &h->connectors, link) {
+		wl_list_remove(&hc->link);
+		free(hc);
+	}
+}
+
+static uint64_t now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+bool harness_run(struct harness *h, const char *scenario, int linger_ms) {
+	char path[] = "/tmp/linkguard-scenario-XXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		return false;
+	}
+	size_t len = strlen(scenario);
+	bool written = write(fd, scenario, len) == (ssize_t)len;
+	close(fd);
+	bool loaded = written && lg_sim_load_scenario(h->sim, path);
+	unlink(path);
+	if (!loaded) {
+		return false;
+	}
+
+	const uint64_t deadline = now_ms() + 30000;
+	uint64_t done_at = 0;
+	while (now_ms() < deadline) {
+		if (h->scenario_done && done_at == 0) {
+			done_at = now_ms();
+		}
+		if (done_at != 0 && now_ms() >= done_at + (uint64_t)linger_ms) {
+			return true;
+		}
+		wl_event_loop_dispatch(h->loop, 10);
+	}
+	fprintf(stderr, "scenario timed out\n");
+	return false;
+}
+
+struct harness_connector *harness_connector(struct harness *h, const char *name) {
+	struct harness_connector *hc;
+	wl_list_for_each(hc, &h->connectors, link) {
+		if (hc->conn != NULL && strcmp(hc->conn->name, name) == 0) {
+			return hc;
+		}
+	}
+	return NULL;
+}
+
+bool harness_states_were(struct harness_connector *hc,
+		const enum lg_link_state *states, int n) {
+	bool same = hc->n_states == n;
+	for (int i = 0; same && i < n; i++) {
+		same = hc->states[i] == states[i];
+	}
+	if (!same) {
+		fprintf(stderr, "%s went through:", hc->conn->name);
+		for (int i = 0; i < hc->n_states; i++) {
+			fprintf(stderr, " %s", lg_link_state_name(hc->states[i]));
+		}
+		fprintf(stderr, "\n");
+	}
+	return same;
+}

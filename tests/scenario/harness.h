@@ -1,0 +1,65 @@
+#ifndef TESTS_SCENARIO_HARNESS_H
+#define TESTS_SCENARIO_HARNESS_H
+
+/*
+ * Core + sim on a real wl_event_loop with wlroots' headless backend and the
+ * pixman renderer: a compositor reduced to what linkguard touches. It
+ * enables every new output with linkguard's recommendation and records what
+ * happens, for the scenario tests to assert on.
+ */
+
+#include <stdbool.h>
+#include <wayland-server-core.h>
+#include <linkguard/manager.h>
+
+#define HARNESS_MAX_EVENTS 64
+
+struct harness_connector {
+	struct lg_connector *conn;
+	enum lg_link_state states[HARNESS_MAX_EVENTS]; // every state entered
+	int n_states;
+	struct wl_listener state_change;
+	struct wl_listener destroy;
+	struct wl_list link;
+};
+
+struct harness {
+	struct wl_display *display;
+	struct wl_event_loop *loop;
+	struct wlr_backend *backend;
+	struct wlr_renderer *renderer;
+	struct wlr_allocator *allocator;
+	struct lg_manager *manager;
+	struct lg_sim *sim;
+	bool scenario_done;
+
+	int outputs_created, outputs_destroyed;
+	int modesets; // commits that set a mode or enabled an output
+	struct lg_fallback fallbacks[HARNESS_MAX_EVENTS];
+	int n_fallbacks, n_restored, n_failed;
+
+	struct wl_list connectors; // harness_connector.link
+	struct wl_list outputs; // harness_output.link
+
+	struct wl_listener new_output;
+	struct wl_listener new_connector;
+	struct wl_listener fallback;
+	struct wl_listener restored;
+	struct wl_listener failed;
+	struct wl_listener scenario_done_listener;
+};
+
+/* options may be NULL: fast test defaults (100 ms settle, flap 3 in 3 s). */
+bool harness_init(struct harness *h, const struct lg_options *options);
+void harness_finish(struct harness *h);
+/*
+ * Loads the scenario text and runs the event loop until the scenario is done
+ * and then linger_ms more. Returns false on a parse error or a timeout.
+ */
+bool harness_run(struct harness *h, const char *scenario, int linger_ms);
+struct harness_connector *harness_connector(struct harness *h, const char *name);
+/* Whether the connector went through exactly these states, in order. */
+bool harness_states_were(struct harness_connector *hc,
+	const enum lg_link_state *states, int n);
+
+#endif

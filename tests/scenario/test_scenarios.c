@@ -1,0 +1,276 @@
+/*
+ * Scenario tests: core + sim on a wl_event_loop with wlroots' headless
+ * backend. Each scenario is a sim script; the assertions check every state
+ * transition, the modes committed and that the output was never destroyed.
+ */
+#include <string.h>
+#include <wlr/types/wlr_output.h>
+#include <linkguard/connector.h>
+#include "harness.h"
+#include "test.h"
+
+static const enum lg_link_state GOOD = LG_LINK_GOOD, BAD = LG_LINK_BAD,
+	RETRAINING = LG_LINK_RETRAINING, DEGRADED = LG_LINK_DEGRADED,
+	FAILED = LG_LINK_FAILED, FLAPPING = LG_LINK_FLAPPING;
+
+static bool mode_is(const struct lg_mode *mode, int32_t width, int32_t height,
+		int32_t refresh_hz) {
+	return mode->width == width && mode->height == height &&
+		(mode->refresh_mhz + 500) / 1000 == refresh_hz;
+}
+
+static bool state_seen(const struct harness_connector *hc, enum lg_link_state state) {
+	for (int i = 0; i < hc->n_states; i++) {
+		if (hc->states[i] == state) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* HBR3 -> HBR2 x4 still carries 4K60 at 24 bpp: retrain the same mode. */
+static void test_same_mode_retrained_when_it_still_fits(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr2\n", 400));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL);
+	if (hc != NULL) {
+		const enum lg_link_state want[] = { GOOD, BAD, RETRAINING, GOOD };
+		check(harness_states_were(hc, want, 4));
+		check(mode_is(&hc->conn->current, 3840, 2160, 60));
+		check(hc->conn->has_link_params);
+		check_int_eq(hc->conn->link_params.lanes, 4);
+		check_int_eq(hc->conn->link_params.rate_mbps, 5400);
+		check_int_eq(hc->conn->link_status, LG_LINK_STATUS_GOOD);
+		check(hc->conn->output != NULL && hc->conn->output->enabled);
+	}
+	check_int_eq(h.n_fallbacks, 0);
+	check_int_eq(h.modesets, 2); // the compositor's, then one retrain
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+static void test_single_failure_falls_back_to_same_size(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 1440p144\n"
+		"300ms cable DP-1 hbr\n", 400));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		const enum lg_link_state want[] = { GOOD, BAD, RETRAINING, DEGRADED };
+		check(harness_states_were(hc, want, 4));
+		check(mode_is(&hc->conn->current, 2560, 1440, 60));
+		check(mode_is(&hc->conn->requested, 2560, 1440, 144));
+	}
+	check_int_eq(h.n_fallbacks, 1);
+	check(h.n_fallbacks == 1 &&
+		h.fallbacks[0].reason == LG_FALLBACK_MODE_PRUNED &&
+		mode_is(&h.fallbacks[0].from, 2560, 1440, 144) &&
+		mode_is(&h.fallbacks[0].to, 2560, 1440, 60));
+	check_int_eq(h.modesets, 2);
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+/* The demo: HBR3 -> HBR2 (4K60 retrained) -> HBR (4K60 pruned) -> 4K30. */
+static void test_cascade_to_hbr_keeps_4k_at_30hz(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n", 400));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		const enum lg_link_state want[] =
+			{ GOOD, BAD, RETRAINING, BAD, RETRAINING, DEGRADED };
+		check(harness_states_were(hc, want, 6));
+		check(mode_is(&hc->conn->current, 3840, 2160, 30));
+		check_int_eq(hc->conn->link_params.rate_mbps, 2700);
+		check_int_eq(hc->conn->link_params.lanes, 4);
+	}
+	check_int_eq(h.n_fallbacks, 1);
+	check_int_eq(h.modesets, 3);
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+static void test_refresh_first_keeps_60hz(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.policy = LG_POLICY_REFRESH_FIRST;
+	options.settle_ms = 100;
+	struct harness h;
+	check(harness_init(&h, &options));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n", 400));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL && mode_is(&hc->conn->current, 2560, 1440, 60));
+	harness_finish(&h);
+}
+
+/* Every rung of i915's ladder, HBR3 x4 down to RBR x1, one commit each. */
+static void test_cascade_down_to_rbr_x1(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 rbr lanes=1\n", 500));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		check_int_eq(hc->conn->state, DEGRADED);
+		check_int_eq(hc->conn->link_params.lanes, 1);
+		check_int_eq(hc->conn->link_params.rate_mbps, 1620);
+		check(mode_is(&hc->conn->current, 1024, 768, 60));
+		check(!state_seen(hc, FLAPPING));
+		check(!state_seen(hc, FAILED));
+	}
+	check(h.modesets >= 2);
+	check(h.modesets <= 1 + 11); // at most one commit per rung
+	check_int_eq(h.n_failed, 0);
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+static void test_async_failure_long_after_good_commit(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	check(harness_run(&h,
+		"0 plug DP-1 1440p144\n"
+		"1500ms cable DP-1 hbr\n", 400));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		const enum lg_link_state want[] = { GOOD, BAD, RETRAINING, DEGRADED };
+		check(harness_states_were(hc, want, 4));
+	}
+	check_int_eq(h.n_fallbacks, 1);
+	if (h.n_fallbacks == 1) {
+		int64_t after_ms = (h.fallbacks[0].when.tv_sec - start.tv_sec) * 1000 +
+			(h.fallbacks[0].when.tv_nsec - start.tv_nsec) / 1000000;
+		check(after_ms >= 1400);
+	}
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+static void test_flapping_link_is_held_and_reported(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms flap DP-1 6 300ms\n", 3600));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		check(state_seen(hc, FLAPPING));
+		// The hold ended and the last BAD was answered once.
+		check_int_eq(hc->conn->state, GOOD);
+		check(mode_is(&hc->conn->current, 3840, 2160, 60));
+	}
+	// 6 BADs: 2 answered, 1 hold commit, 1 after the hold; never 6.
+	check(h.modesets <= 1 + 4);
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+static void test_zero_modes_fails_then_replug_restores(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 1440p144\n"
+		"300ms cable DP-1 rbr lanes=1\n"
+		"1200ms heal DP-1\n"
+		"1300ms unplug DP-1\n"
+		"1500ms plug DP-1 1440p144\n", 300));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		check(state_seen(hc, FAILED));
+		check_int_eq(hc->conn->state, GOOD);
+		check(mode_is(&hc->conn->current, 2560, 1440, 144));
+		check(hc->conn->connected && hc->conn->output != NULL);
+	}
+	check_int_eq(h.n_failed, 1);
+	check_int_eq(h.n_restored, 1);
+	check_int_eq(h.outputs_created, 2);
+	check_int_eq(h.outputs_destroyed, 1); // the unplug, nothing else
+	harness_finish(&h);
+}
+
+static void test_unplug_during_recovery(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n"
+		"301ms unplug DP-1\n"
+		"600ms heal DP-1\n"
+		"700ms plug DP-1 4k60\n", 300));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		check(hc->conn->connected);
+		check_int_eq(hc->conn->state, GOOD);
+		check(mode_is(&hc->conn->current, 3840, 2160, 60));
+		check(hc->conn->settle_timer == NULL && hc->conn->hold_timer == NULL);
+	}
+	check_int_eq(h.n_failed, 0);
+	check_int_eq(h.outputs_destroyed, 1);
+	harness_finish(&h);
+}
+
+static void test_two_connectors_fail_at_once(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"0 plug DP-2 1440p144\n"
+		"300ms cable DP-1 hbr\n"
+		"300ms cable DP-2 hbr\n", 400));
+	struct harness_connector *dp1 = harness_connector(&h, "DP-1");
+	struct harness_connector *dp2 = harness_connector(&h, "DP-2");
+	check(dp1 != NULL && mode_is(&dp1->conn->current, 3840, 2160, 30));
+	check(dp2 != NULL && mode_is(&dp2->conn->current, 2560, 1440, 60));
+	check(dp1 != NULL && dp1->conn->state == DEGRADED);
+	check(dp2 != NULL && dp2->conn->state == DEGRADED);
+	check_int_eq(h.n_fallbacks, 2);
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+/* The kernel never raises a lowered link by itself: a retry after the cable
+ * healed is refused without a modeset until the sink is replugged. */
+static void test_retry_refused_until_replug(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n"
+		"1000ms heal DP-1\n", 100));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		int modesets = h.modesets;
+		check_int_eq(lg_connector_retry(hc->conn), LG_RETRY_REJECTED);
+		check_int_eq(h.modesets, modesets);
+		check_int_eq(hc->conn->state, DEGRADED);
+	}
+	harness_finish(&h);
+}
+
+int main(void) {
+	run_test(test_same_mode_retrained_when_it_still_fits);
+	run_test(test_single_failure_falls_back_to_same_size);
+	run_test(test_cascade_to_hbr_keeps_4k_at_30hz);
+	run_test(test_refresh_first_keeps_60hz);
+	run_test(test_cascade_down_to_rbr_x1);
+	run_test(test_async_failure_long_after_good_commit);
+	run_test(test_flapping_link_is_held_and_reported);
+	run_test(test_zero_modes_fails_then_replug_restores);
+	run_test(test_unplug_during_recovery);
+	run_test(test_two_connectors_fail_at_once);
+	run_test(test_retry_refused_until_replug);
+	return test_result();
+}
