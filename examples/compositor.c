@@ -35,12 +35,14 @@
 #include <wlr/types/wlr_output_management_v1.h>
 #include <wlr/types/wlr_scene.h>
 #include <wlr/types/wlr_seat.h>
+#include <wlr/types/wlr_security_context_v1.h>
 #include <wlr/types/wlr_subcompositor.h>
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
+#include <linkguard/protocol.h>
 #include <linkguard/sim.h>
 
 #define EXIT_AFTER_SCENARIO_MS 1500
@@ -60,7 +62,10 @@ struct example_server {
 	struct wlr_seat *seat;
 
 	struct lg_manager *linkguard;
+	struct lg_link_protocol *link_protocol;
 	struct lg_sim *sim; // NULL without --sim
+	struct wlr_security_context_manager_v1 *security_context;
+	bool privileged_retry; // --allow-retry or LINKGUARD_ALLOW_RETRY=1
 
 	struct wl_list outputs; // example_output.link
 	struct wl_list toplevels; // example_toplevel.link, mapped, top first
@@ -710,6 +715,29 @@ static void spawn(const char *cmd) {
 	}
 }
 
+/* linkguard: clients made through wp_security_context_v1 are sandboxed:
+ * they neither see linkguard-link-v1 nor may retry a link. */
+static bool client_is_sandboxed(struct example_server *server,
+		const struct wl_client *client) {
+	return wlr_security_context_manager_v1_lookup_client(
+		server->security_context, client) != NULL;
+}
+
+static bool link_can_see(const struct wl_client *client, void *data) {
+	return !client_is_sandboxed(data, client);
+}
+
+static bool link_may_retry(const struct wl_client *client, void *data) {
+	struct example_server *server = data;
+	return server->privileged_retry && !client_is_sandboxed(server, client);
+}
+
+static bool server_global_filter(const struct wl_client *client,
+		const struct wl_global *global, void *data) {
+	struct example_server *server = data;
+	return lg_link_protocol_global_filter(client, global, server->link_protocol);
+}
+
 static bool server_init(struct example_server *server, bool with_sim) {
 	wl_list_init(&server->outputs);
 	wl_list_init(&server->toplevels);
@@ -773,6 +801,20 @@ static bool server_init(struct example_server *server, bool with_sim) {
 	server->linkguard_failed.notify = handle_linkguard_failed;
 	wl_signal_add(&server->linkguard->events.failed,
 		&server->linkguard_failed);
+	/* linkguard: tell clients, through linkguard-link-v1. */
+	server->security_context =
+		wlr_security_context_manager_v1_create(server->display);
+	const struct lg_link_protocol_filter link_filter = {
+		.can_see = link_can_see,
+		.may_retry = link_may_retry,
+		.data = server,
+	};
+	server->link_protocol =
+		lg_link_protocol_create(server->linkguard, &link_filter);
+	if (server->link_protocol == NULL) {
+		return false;
+	}
+	wl_display_set_global_filter(server->display, server_global_filter, server);
 	/* linkguard: the simulated link plugs its outputs; like the manager,
 	 * it comes before our new_output listener. */
 	if (with_sim) {
@@ -842,6 +884,7 @@ static void server_finish(struct example_server *server) {
 	remove_listener(&server->linkguard_fallback);
 	remove_listener(&server->linkguard_restored);
 	remove_listener(&server->linkguard_failed);
+	lg_link_protocol_destroy(server->link_protocol);
 	lg_manager_destroy(server->linkguard);
 
 	remove_listener(&server->new_output);
@@ -862,22 +905,24 @@ static void server_finish(struct example_server *server) {
 }
 
 static const char usage[] =
-	"usage: %s [-v] [-s CMD] [--sim SCENARIO [--exit-after-scenario]]\n"
+	"usage: %s [-v] [-s CMD] [--allow-retry] [--sim SCENARIO [--exit-after-scenario]]\n"
 	"  -s CMD                 run CMD with WAYLAND_DISPLAY set\n"
 	"  -v                     debug logging\n"
+	"  --allow-retry          let unsandboxed clients retry links\n"
 	"  --sim SCENARIO         headless, with linkguard's simulated link\n"
 	"  --exit-after-scenario  exit %.1f s after the scenario's last step\n";
 
 int main(int argc, char *argv[]) {
-	enum { OPT_SIM = 256, OPT_EXIT_AFTER_SCENARIO };
+	enum { OPT_SIM = 256, OPT_EXIT_AFTER_SCENARIO, OPT_ALLOW_RETRY };
 	static const struct option long_options[] = {
 		{ "sim", required_argument, NULL, OPT_SIM },
 		{ "exit-after-scenario", no_argument, NULL, OPT_EXIT_AFTER_SCENARIO },
+		{ "allow-retry", no_argument, NULL, OPT_ALLOW_RETRY },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *startup_cmd = NULL, *scenario = NULL;
-	bool verbose = false, exit_after_scenario = false;
+	bool verbose = false, exit_after_scenario = false, allow_retry = false;
 	int c;
 	while ((c = getopt_long(argc, argv, "s:vh", long_options, NULL)) != -1) {
 		switch (c) {
@@ -892,6 +937,9 @@ int main(int argc, char *argv[]) {
 			break;
 		case OPT_EXIT_AFTER_SCENARIO:
 			exit_after_scenario = true;
+			break;
+		case OPT_ALLOW_RETRY:
+			allow_retry = true;
 			break;
 		default:
 			fprintf(stderr, usage, argv[0], EXIT_AFTER_SCENARIO_MS / 1000.0);
@@ -914,8 +962,11 @@ int main(int argc, char *argv[]) {
 		setenv("WLR_HEADLESS_OUTPUTS", "0", false);
 	}
 
+	const char *env_retry = getenv("LINKGUARD_ALLOW_RETRY");
 	struct example_server server = {
 		.exit_after_scenario = exit_after_scenario,
+		.privileged_retry = allow_retry ||
+			(env_retry != NULL && strcmp(env_retry, "1") == 0),
 	};
 	int status = EXIT_FAILURE;
 	if (!server_init(&server, scenario != NULL)) {

@@ -49,7 +49,6 @@ bool connector_probe(struct lg_connector *conn) {
 		return false;
 	}
 	connector_read_link(conn);
-	lg_conn_log(conn, LG_DEBUG, "probe: %zu modes", conn->modes.len);
 	return true;
 }
 
