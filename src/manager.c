@@ -12,6 +12,7 @@ void lg_options_init(struct lg_options *options) {
 		.flap_window_ms = 10000,
 		.settle_ms = 500,
 		.max_tests = 16,
+		.recover = true,
 	};
 }
 

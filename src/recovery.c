@@ -328,6 +328,11 @@ void lg_connector_hotplug(struct lg_connector *conn) {
 		return;
 	}
 	lg_conn_log(conn, LG_INFO, "link-status BAD");
+	if (!conn->manager->options.recover) {
+		lg_conn_log(conn, LG_INFO, "recovery disabled: left to the compositor");
+		connector_handle_event(conn, LG_EVENT_LINK_BAD);
+		return;
+	}
 	if (conn->state == LG_LINK_FLAPPING) {
 		lg_conn_log(conn, LG_INFO, "held while flapping: not answered yet");
 		return;

@@ -21,6 +21,12 @@ struct lg_options {
 	uint32_t settle_ms;
 	/* At most this many candidate modes are tested per recovery. */
 	uint32_t max_tests;
+	/*
+	 * false: watch and report only, never modeset (what stock wlroots
+	 * does then happens: for comparisons, and for compositors that want
+	 * to recover by themselves on the signals).
+	 */
+	bool recover;
 };
 
 /** Fills options with the defaults. */

@@ -260,6 +260,26 @@ static void test_retry_refused_until_replug(void) {
 	harness_finish(&h);
 }
 
+static void test_recovery_disabled_only_reports(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.recover = false;
+	struct harness h;
+	check(harness_init(&h, &options));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr2\n", 300));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		const enum lg_link_state want[] = { GOOD, BAD };
+		check(harness_states_were(hc, want, 2));
+		check_int_eq(hc->conn->link_status, LG_LINK_STATUS_BAD);
+	}
+	check_int_eq(h.modesets, 1); // the compositor's only
+	check_int_eq(h.n_fallbacks, 0);
+	harness_finish(&h);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained_when_it_still_fits);
 	run_test(test_single_failure_falls_back_to_same_size);
@@ -272,5 +292,6 @@ int main(void) {
 	run_test(test_unplug_during_recovery);
 	run_test(test_two_connectors_fail_at_once);
 	run_test(test_retry_refused_until_replug);
+	run_test(test_recovery_disabled_only_reports);
 	return test_result();
 }
