@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "linkguard-link-v1-protocol.h"
-#include "protocol.h"
+#include <core/protocol.h>
 
 // The protocol's enums carry the core's values unchanged.
 _Static_assert(ZLG_LINK_CONNECTOR_V1_STATE_GOOD == (int)LG_LINK_GOOD &&

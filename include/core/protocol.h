@@ -1,5 +1,5 @@
-#ifndef LINKGUARD_SRC_PROTOCOL_H
-#define LINKGUARD_SRC_PROTOCOL_H
+#ifndef CORE_PROTOCOL_H
+#define CORE_PROTOCOL_H
 
 /*
  * Private to the linkguard-link-v1 server (protocol_*.c). Ownership:
