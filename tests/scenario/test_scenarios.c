@@ -280,6 +280,43 @@ static void test_recovery_disabled_only_reports(void) {
 	harness_finish(&h);
 }
 
+/* The sim (the backend) goes away while a recovery is settling. */
+static void test_backend_destroyed_mid_recovery(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr2\n", 20));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL && hc->conn->state == RETRAINING);
+	check(hc != NULL && hc->conn->settle_timer != NULL);
+	harness_finish(&h); // must cancel the settle timer: ASan would tell
+}
+
+/* The compositor destroys the output while linkguard waits for the link. */
+static void test_output_destroyed_mid_recovery(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n", 1));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL && hc->conn->output != NULL);
+	if (hc != NULL && hc->conn->output != NULL) {
+		wlr_output_destroy(hc->conn->output);
+		check(hc->conn->output == NULL);
+		check(hc->conn->settle_timer == NULL);
+		// The BADs still in flight find no output and change nothing.
+		int modesets = h.modesets;
+		for (int i = 0; i < 20; i++) {
+			wl_event_loop_dispatch(h.loop, 10);
+		}
+		check_int_eq(h.modesets, modesets);
+		check(hc->conn->output == NULL);
+	}
+	harness_finish(&h);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained_when_it_still_fits);
 	run_test(test_single_failure_falls_back_to_same_size);
@@ -293,5 +330,7 @@ int main(void) {
 	run_test(test_two_connectors_fail_at_once);
 	run_test(test_retry_refused_until_replug);
 	run_test(test_recovery_disabled_only_reports);
+	run_test(test_backend_destroyed_mid_recovery);
+	run_test(test_output_destroyed_mid_recovery);
 	return test_result();
 }
