@@ -108,6 +108,7 @@ struct linkctl {
 	struct wl_display *display;
 	struct wl_registry *registry;
 	struct zlg_link_manager_v1 *manager;
+	struct zlg_link_retry_v1 *retry; // NULL unless retrying
 	struct connector *connectors; // in announcement order
 	bool json, watching, initial_done;
 	int retry_answer; // enum linkctl_exit, -1 while waiting
@@ -699,9 +700,9 @@ static int run_retry(struct linkctl *ctl, const char *name) {
 		fprintf(stderr, "linkctl: no connector named %s\n", name);
 		return EXIT_NO_CONNECTOR;
 	}
-	struct zlg_link_retry_v1 *retry = zlg_link_connector_v1_retry(conn->proxy);
+	ctl->retry = zlg_link_connector_v1_retry(conn->proxy);
 	ctl->retry_answer = -1;
-	zlg_link_retry_v1_add_listener(retry, &retry_listener, ctl);
+	zlg_link_retry_v1_add_listener(ctl->retry, &retry_listener, ctl);
 	while (ctl->retry_answer < 0) {
 		if (wl_display_dispatch(ctl->display) < 0) {
 			fprintf(stderr, "linkctl: lost the compositor: %s\n",
@@ -709,7 +710,6 @@ static int run_retry(struct linkctl *ctl, const char *name) {
 			return EXIT_CONNECTION;
 		}
 	}
-	zlg_link_retry_v1_destroy(retry);
 	switch (ctl->retry_answer) {
 	case EXIT_OK:
 		printf("%s: retry succeeded\n", name);
@@ -779,6 +779,67 @@ static const char usage[] =
 	"3 retry denied, 4 no such connector, 5 no linkguard-link-v1 in the\n"
 	"compositor, 6 retry cancelled, 7 cannot connect or connection lost.\n";
 
+/* Connects, waits for the initial state and runs command; 0..7 as above. */
+static int linkctl_run(struct linkctl *ctl, const char *retry_name) {
+	ctl->registry = wl_display_get_registry(ctl->display);
+	wl_registry_add_listener(ctl->registry, &registry_listener, ctl);
+	if (wl_display_roundtrip(ctl->display) < 0) {
+		fprintf(stderr, "linkctl: lost the compositor\n");
+		return EXIT_CONNECTION;
+	}
+	if (ctl->manager == NULL) {
+		fprintf(stderr, "linkctl: the compositor does not offer "
+			"linkguard-link-v1 (no %s global)\n",
+			zlg_link_manager_v1_interface.name);
+		return EXIT_NO_PROTOCOL;
+	}
+	while (!ctl->initial_done) {
+		if (wl_display_dispatch(ctl->display) < 0) {
+			fprintf(stderr, "linkctl: lost the compositor\n");
+			return EXIT_CONNECTION;
+		}
+	}
+
+	if (ctl->watching) {
+		return run_watch(ctl);
+	}
+	if (retry_name != NULL) {
+		return run_retry(ctl, retry_name);
+	}
+	if (ctl->json) {
+		printf("{\"version\": 1, \"connectors\": [");
+		for (struct connector *c = ctl->connectors; c != NULL; c = c->next) {
+			printf(c == ctl->connectors ? "\n  " : ",\n  ");
+			json_connector(c);
+		}
+		printf("%s]}\n", ctl->connectors != NULL ? "\n" : "");
+		return EXIT_OK;
+	}
+	for (struct connector *c = ctl->connectors; c != NULL; c = c->next) {
+		print_connector_human(c);
+	}
+	return EXIT_OK;
+}
+
+/* Frees everything linkctl_run() may have left, whichever way it returned. */
+static void linkctl_finish(struct linkctl *ctl) {
+	while (ctl->connectors != NULL) {
+		struct connector *next = ctl->connectors->next;
+		connector_free(ctl->connectors);
+		ctl->connectors = next;
+	}
+	if (ctl->retry != NULL) {
+		zlg_link_retry_v1_destroy(ctl->retry);
+	}
+	if (ctl->manager != NULL) {
+		zlg_link_manager_v1_destroy(ctl->manager);
+	}
+	if (ctl->registry != NULL) {
+		wl_registry_destroy(ctl->registry);
+	}
+	wl_display_disconnect(ctl->display);
+}
+
 int main(int argc, char *argv[]) {
 	struct linkctl ctl = { .retry_answer = -1 };
 	const char *command = "list", *retry_name = NULL;
@@ -809,50 +870,7 @@ int main(int argc, char *argv[]) {
 		fprintf(stderr, "linkctl: cannot connect to a Wayland compositor\n");
 		return EXIT_CONNECTION;
 	}
-	ctl.registry = wl_display_get_registry(ctl.display);
-	wl_registry_add_listener(ctl.registry, &registry_listener, &ctl);
-	if (wl_display_roundtrip(ctl.display) < 0) {
-		fprintf(stderr, "linkctl: lost the compositor\n");
-		return EXIT_CONNECTION;
-	}
-	if (ctl.manager == NULL) {
-		fprintf(stderr, "linkctl: the compositor does not offer "
-			"linkguard-link-v1 (no %s global)\n",
-			zlg_link_manager_v1_interface.name);
-		return EXIT_NO_PROTOCOL;
-	}
-	while (!ctl.initial_done) {
-		if (wl_display_dispatch(ctl.display) < 0) {
-			fprintf(stderr, "linkctl: lost the compositor\n");
-			return EXIT_CONNECTION;
-		}
-	}
-
-	int status = EXIT_OK;
-	if (ctl.watching) {
-		status = run_watch(&ctl);
-	} else if (retry_name != NULL) {
-		status = run_retry(&ctl, retry_name);
-	} else if (ctl.json) {
-		printf("{\"version\": 1, \"connectors\": [");
-		for (struct connector *c = ctl.connectors; c != NULL; c = c->next) {
-			printf(c == ctl.connectors ? "\n  " : ",\n  ");
-			json_connector(c);
-		}
-		printf("%s]}\n", ctl.connectors != NULL ? "\n" : "");
-	} else {
-		for (struct connector *c = ctl.connectors; c != NULL; c = c->next) {
-			print_connector_human(c);
-		}
-	}
-
-	while (ctl.connectors != NULL) {
-		struct connector *next = ctl.connectors->next;
-		connector_free(ctl.connectors);
-		ctl.connectors = next;
-	}
-	zlg_link_manager_v1_destroy(ctl.manager);
-	wl_registry_destroy(ctl.registry);
-	wl_display_disconnect(ctl.display);
+	int status = linkctl_run(&ctl, retry_name);
+	linkctl_finish(&ctl);
 	return status;
 }

@@ -23,13 +23,17 @@
 #include "linkguard-link-v1-client-protocol.h"
 
 #define MAX_CONNECTORS 16
+#define MAX_RETRIES 4
 
 struct probe {
 	struct wl_display *display;
+	struct wl_registry *registry;
 	struct zlg_link_manager_v1 *manager;
 	struct zlg_link_connector_v1 *connectors[MAX_CONNECTORS];
 	char *names[MAX_CONNECTORS];
 	int n_connectors;
+	struct zlg_link_retry_v1 *retries[MAX_RETRIES];
+	int n_retries;
 	bool done, finished;
 	const char *answer;
 };
@@ -232,8 +236,12 @@ static struct zlg_link_connector_v1 *find(struct probe *probe, const char *name)
 
 static struct zlg_link_retry_v1 *retry(struct probe *probe,
 		struct zlg_link_connector_v1 *conn) {
+	if (probe->n_retries == MAX_RETRIES) {
+		die("too many retries");
+	}
 	struct zlg_link_retry_v1 *r = zlg_link_connector_v1_retry(conn);
 	zlg_link_retry_v1_add_listener(r, &retry_listener, probe);
+	probe->retries[probe->n_retries++] = r;
 	return r;
 }
 
@@ -247,93 +255,123 @@ static int wait_answer(struct probe *probe) {
 	return 0;
 }
 
+/* Prints every event for seconds, or until finished. */
+static void print_events(struct probe *probe, double seconds) {
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	double elapsed = 0;
+	while (elapsed < seconds && !probe->finished) {
+		while (wl_display_prepare_read(probe->display) != 0) {
+			wl_display_dispatch_pending(probe->display);
+		}
+		wl_display_flush(probe->display);
+		struct pollfd pfd = { .fd = wl_display_get_fd(probe->display),
+			.events = POLLIN };
+		if (poll(&pfd, 1, 50) > 0) {
+			if (wl_display_read_events(probe->display) < 0) {
+				die("connection lost");
+			}
+		} else {
+			wl_display_cancel_read(probe->display);
+		}
+		wl_display_dispatch_pending(probe->display);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		elapsed = now.tv_sec - start.tv_sec +
+			(now.tv_nsec - start.tv_nsec) / 1e9;
+	}
+}
+
+/* Runs mode once connected; the exit status of the probe. */
+static int probe_run(struct probe *probe, const char *mode, const char *arg) {
+	probe->registry = wl_display_get_registry(probe->display);
+	wl_registry_add_listener(probe->registry, &registry_listener, probe);
+	wl_display_roundtrip(probe->display);
+	if (probe->manager == NULL) {
+		die("no zlg_link_manager_v1");
+	}
+	if (strcmp(mode, "bind-and-leave") == 0) {
+		wl_display_flush(probe->display);
+		return 0;
+	}
+	zlg_link_manager_v1_add_listener(probe->manager, &manager_listener, probe);
+	while (!probe->done && !probe->finished) {
+		if (wl_display_dispatch(probe->display) < 0) {
+			die("connection lost");
+		}
+	}
+
+	if (strcmp(mode, "events") == 0) {
+		print_events(probe, arg != NULL ? atof(arg) : 5);
+		return 0;
+	}
+	if (strcmp(mode, "stop-twice") == 0) {
+		zlg_link_manager_v1_stop(probe->manager);
+		zlg_link_manager_v1_stop(probe->manager);
+		return expect_error(probe, &zlg_link_manager_v1_interface,
+			ZLG_LINK_MANAGER_V1_ERROR_ALREADY_STOPPED);
+	}
+	if (arg == NULL) {
+		die("missing connector name");
+	}
+	struct zlg_link_connector_v1 *conn = find(probe, arg);
+	if (strcmp(mode, "retry-twice") == 0) {
+		retry(probe, conn);
+		retry(probe, conn);
+		return expect_error(probe, &zlg_link_connector_v1_interface,
+			ZLG_LINK_CONNECTOR_V1_ERROR_RETRY_PENDING);
+	}
+	if (strcmp(mode, "retry-inert") == 0) {
+		zlg_link_manager_v1_destroy(probe->manager);
+		probe->manager = NULL;
+		retry(probe, conn);
+		wait_answer(probe);
+		return strcmp(probe->answer, "cancelled") == 0 ? 0 : 1;
+	}
+	if (strcmp(mode, "retry-and-leave") == 0) {
+		retry(probe, conn);
+		wl_display_flush(probe->display);
+		return 0;
+	}
+	if (strcmp(mode, "retry-wait") == 0) {
+		retry(probe, conn);
+		return wait_answer(probe);
+	}
+	die("unknown mode");
+	return 1;
+}
+
+/*
+ * Frees the client side only (wl_proxy_destroy sends no request): the
+ * leave-at-once modes must disconnect without a word to the compositor.
+ */
+static void probe_finish(struct probe *probe) {
+	for (int i = 0; i < probe->n_retries; i++) {
+		wl_proxy_destroy((struct wl_proxy *)probe->retries[i]);
+	}
+	for (int i = 0; i < probe->n_connectors; i++) {
+		wl_proxy_destroy((struct wl_proxy *)probe->connectors[i]);
+		free(probe->names[i]);
+	}
+	if (probe->manager != NULL) {
+		wl_proxy_destroy((struct wl_proxy *)probe->manager);
+	}
+	if (probe->registry != NULL) {
+		wl_registry_destroy(probe->registry);
+	}
+	wl_display_disconnect(probe->display);
+}
+
 int main(int argc, char *argv[]) {
 	if (argc < 2) {
 		die("usage: lg-link-probe MODE [ARG]");
 	}
-	const char *mode = argv[1], *arg = argc > 2 ? argv[2] : NULL;
 	struct probe probe = {0};
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	probe.display = wl_display_connect(NULL);
 	if (probe.display == NULL) {
 		die("cannot connect");
 	}
-	struct wl_registry *registry = wl_display_get_registry(probe.display);
-	wl_registry_add_listener(registry, &registry_listener, &probe);
-	wl_display_roundtrip(probe.display);
-	if (probe.manager == NULL) {
-		die("no zlg_link_manager_v1");
-	}
-	if (strcmp(mode, "bind-and-leave") == 0) {
-		wl_display_flush(probe.display);
-		wl_display_disconnect(probe.display);
-		return 0;
-	}
-	zlg_link_manager_v1_add_listener(probe.manager, &manager_listener, &probe);
-	while (!probe.done && !probe.finished) {
-		if (wl_display_dispatch(probe.display) < 0) {
-			die("connection lost");
-		}
-	}
-
-	if (strcmp(mode, "events") == 0) {
-		struct timespec start, now;
-		clock_gettime(CLOCK_MONOTONIC, &start);
-		double seconds = arg != NULL ? atof(arg) : 5;
-		double elapsed = 0;
-		while (elapsed < seconds && !probe.finished) {
-			while (wl_display_prepare_read(probe.display) != 0) {
-				wl_display_dispatch_pending(probe.display);
-			}
-			wl_display_flush(probe.display);
-			struct pollfd pfd = { .fd = wl_display_get_fd(probe.display),
-				.events = POLLIN };
-			if (poll(&pfd, 1, 50) > 0) {
-				if (wl_display_read_events(probe.display) < 0) {
-					die("connection lost");
-				}
-			} else {
-				wl_display_cancel_read(probe.display);
-			}
-			wl_display_dispatch_pending(probe.display);
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			elapsed = now.tv_sec - start.tv_sec +
-				(now.tv_nsec - start.tv_nsec) / 1e9;
-		}
-		return 0;
-	}
-	if (strcmp(mode, "stop-twice") == 0) {
-		zlg_link_manager_v1_stop(probe.manager);
-		zlg_link_manager_v1_stop(probe.manager);
-		return expect_error(&probe, &zlg_link_manager_v1_interface,
-			ZLG_LINK_MANAGER_V1_ERROR_ALREADY_STOPPED);
-	}
-	if (arg == NULL) {
-		die("missing connector name");
-	}
-	struct zlg_link_connector_v1 *conn = find(&probe, arg);
-	if (strcmp(mode, "retry-twice") == 0) {
-		retry(&probe, conn);
-		retry(&probe, conn);
-		return expect_error(&probe, &zlg_link_connector_v1_interface,
-			ZLG_LINK_CONNECTOR_V1_ERROR_RETRY_PENDING);
-	}
-	if (strcmp(mode, "retry-inert") == 0) {
-		zlg_link_manager_v1_destroy(probe.manager);
-		retry(&probe, conn);
-		wait_answer(&probe);
-		return strcmp(probe.answer, "cancelled") == 0 ? 0 : 1;
-	}
-	if (strcmp(mode, "retry-and-leave") == 0) {
-		retry(&probe, conn);
-		wl_display_flush(probe.display);
-		wl_display_disconnect(probe.display);
-		return 0;
-	}
-	if (strcmp(mode, "retry-wait") == 0) {
-		retry(&probe, conn);
-		return wait_answer(&probe);
-	}
-	die("unknown mode");
-	return 1;
+	int status = probe_run(&probe, argv[1], argc > 2 ? argv[2] : NULL);
+	probe_finish(&probe);
+	return status;
 }
