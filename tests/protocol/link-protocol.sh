@@ -60,6 +60,9 @@ wait_for_log() {
 start_host() {
 	scn=$scenarios/$1
 	shift
+	# Emptied here, not by the redirection below: that runs in the child,
+	# maybe after wait_for_log has read the last host's "running on".
+	: >"$log"
 	"$host" --sim "$scn" "$@" >"$log" 2>&1 &
 	pid=$!
 	wait_for_log 'running on WAYLAND_DISPLAY=' 10
