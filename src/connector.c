@@ -115,6 +115,7 @@ void lg_connector_set_description(struct lg_connector *conn, const char *desc) {
 		// Another monitor: what was asked of the last one does not apply.
 		lg_conn_log(conn, LG_INFO, "new sink: %s", desc);
 		conn->has_requested = false;
+		conn->fallen_back = false;
 		lg_mode_list_clear(&conn->known_bad);
 	}
 	free(conn->description);

@@ -82,12 +82,20 @@ static void disable_output(struct lg_connector *conn) {
 	wlr_output_state_finish(&state);
 }
 
+/* restored: at the requested mode again after a fallback or a failure. */
+static void emit_restored_if_back(struct lg_connector *conn) {
+	if (!conn->fallen_back || conn->state != LG_LINK_GOOD) {
+		return;
+	}
+	conn->fallen_back = false;
+	wl_signal_emit_mutable(&conn->manager->events.restored, conn);
+}
+
 static int handle_settle_timer(void *data) {
 	struct lg_connector *conn = data;
 	wl_event_source_remove(conn->settle_timer);
 	conn->settle_timer = NULL;
 
-	enum lg_link_state before = conn->state;
 	connector_handle_event(conn, LG_EVENT_SETTLED);
 	conn->last_working = conn->current;
 	conn->has_last_working = conn->has_current;
@@ -96,9 +104,7 @@ static int handle_settle_timer(void *data) {
 	lg_conn_log(conn, LG_INFO, "link held at %s, link-status %s",
 		lg_mode_format(&conn->current, buf, sizeof(buf)),
 		lg_link_status_name(conn->link_status));
-	if (before != LG_LINK_GOOD && conn->state == LG_LINK_GOOD) {
-		wl_signal_emit_mutable(&conn->manager->events.restored, conn);
-	}
+	emit_restored_if_back(conn);
 	return 0;
 }
 
@@ -126,6 +132,7 @@ static void report_fallback(struct lg_connector *conn, enum lg_fallback_reason r
 	};
 	clock_gettime(CLOCK_MONOTONIC, &fallback->when);
 	conn->has_last_fallback = true;
+	conn->fallen_back = true;
 	char from_buf[64], to_buf[64];
 	lg_conn_log(conn, LG_INFO, "fallback %s -> %s (%s)",
 		lg_mode_format(from, from_buf, sizeof(from_buf)),
@@ -151,6 +158,7 @@ static void fail(struct lg_connector *conn, const char *why) {
 		why);
 	recovery_cancel(conn);
 	disable_output(conn);
+	conn->fallen_back = true;
 	connector_handle_event(conn, LG_EVENT_NO_MODE);
 	wl_signal_emit_mutable(&conn->manager->events.failed, conn);
 }
@@ -379,16 +387,13 @@ enum lg_retry_result lg_connector_retry(struct lg_connector *conn) {
 }
 
 void recovery_handle_mode_set(struct lg_connector *conn) {
-	enum lg_link_state before = conn->state;
 	if (conn->settle_timer != NULL) {
 		wl_event_source_remove(conn->settle_timer);
 		conn->settle_timer = NULL;
 	}
 	conn->incident_commits = 0;
 	connector_handle_event(conn, LG_EVENT_MODE_SET);
-	if (before != LG_LINK_GOOD && conn->state == LG_LINK_GOOD) {
-		wl_signal_emit_mutable(&conn->manager->events.restored, conn);
-	}
+	emit_restored_if_back(conn);
 }
 
 bool recovery_choose_initial(struct lg_connector *conn, struct lg_mode *mode) {

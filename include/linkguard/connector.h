@@ -64,6 +64,7 @@ struct lg_connector {
 	struct wl_event_source *settle_timer;
 	struct wl_event_source *hold_timer;
 	bool committing; // inside linkguard's own commit
+	bool fallen_back; // off the requested mode since the last restored
 	bool has_recommended, has_last_working;
 	struct lg_mode recommended; // offered to the compositor's new_output
 	struct lg_mode last_working; // the last mode the link held

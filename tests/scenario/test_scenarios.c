@@ -48,6 +48,7 @@ static void test_same_mode_retrained_when_it_still_fits(void) {
 		check(hc->conn->output != NULL && hc->conn->output->enabled);
 	}
 	check_int_eq(h.n_fallbacks, 0);
+	check_int_eq(h.n_restored, 0); // never left the requested mode
 	check_int_eq(h.modesets, 2); // the compositor's, then one retrain
 	check_int_eq(h.outputs_destroyed, 0);
 	harness_finish(&h);
