@@ -318,6 +318,28 @@ static void test_output_destroyed_mid_recovery(void) {
 	harness_finish(&h);
 }
 
+/* Another monitor on the same connector is asked nothing of the last one. */
+static void test_sink_swap_starts_afresh(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n"
+		"800ms heal DP-1\n"
+		"900ms swap DP-1 1440p144\n", 200));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		check_int_eq(hc->conn->state, GOOD);
+		check(mode_is(&hc->conn->current, 2560, 1440, 144));
+		check(mode_is(&hc->conn->requested, 2560, 1440, 144));
+		check(strstr(hc->conn->description, "1440p144") != NULL);
+	}
+	check_int_eq(h.n_fallbacks, 1); // 4K60 -> 4K30 before the swap
+	check_int_eq(h.n_restored, 0); // a new monitor is not a restore
+	check_int_eq(h.outputs_created, 2);
+	harness_finish(&h);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained_when_it_still_fits);
 	run_test(test_single_failure_falls_back_to_same_size);
@@ -333,5 +355,6 @@ int main(void) {
 	run_test(test_recovery_disabled_only_reports);
 	run_test(test_backend_destroyed_mid_recovery);
 	run_test(test_output_destroyed_mid_recovery);
+	run_test(test_sink_swap_starts_afresh);
 	return test_result();
 }
