@@ -31,8 +31,9 @@ static void test_every_verb_parses(void) {
 		"2000 swap DP-1 1440p144\n"
 		"2.5s cable DP-1 any\n"
 		"3s unplug DP-1\n"
+		"3s reject DP-1 on\n"
 		"4s end\n", &s));
-	check_int_eq(s.len, 7);
+	check_int_eq(s.len, 8);
 	if (s.len == 7) {
 		check_int_eq(s.steps[0].verb, SIM_PLUG);
 		check(strcmp(s.steps[0].connector, "DP-1") == 0);
@@ -47,7 +48,9 @@ static void test_every_verb_parses(void) {
 		check_int_eq(s.steps[3].verb, SIM_SWAP);
 		check_int_eq(s.steps[4].params.rate_mbps, 0);
 		check_int_eq(s.steps[4].at_ms, 2500);
-		check_int_eq(s.steps[6].verb, SIM_END);
+		check_int_eq(s.steps[6].verb, SIM_REJECT);
+		check(s.steps[6].on);
+		check_int_eq(s.steps[7].verb, SIM_END);
 	}
 	sim_scenario_finish(&s);
 }
@@ -102,6 +105,7 @@ static void test_malformed_files_name_file_line_and_reason(void) {
 	expect_error("0 plug\n", "expected a connector name");
 	expect_error("0 plug DP/1 4k60\n", "expected a connector name");
 	expect_error("0\n", "missing verb");
+	expect_error("0 plug DP-1 4k60\n1s reject DP-1 maybe\n", "reject takes on|off");
 	expect_error("0 end\n1s plug DP-1 4k60\n", "test.scn:2: step after end");
 	expect_error("0 plug DP-1 4k60 a b c d e f g h\n", "too many arguments");
 	expect_error("1s 10s\n", "expected a connector name");

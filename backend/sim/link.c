@@ -48,7 +48,7 @@ bool sim_link_probe(const struct sim_link *link, struct lg_mode_list *modes) {
 }
 
 bool sim_link_mode_valid(const struct sim_link *link, const struct lg_mode *mode) {
-	if (link->sink == NULL || !fits_min_bpp(link, mode)) {
+	if (link->sink == NULL || link->reject_all || !fits_min_bpp(link, mode)) {
 		return false;
 	}
 	for (size_t i = 0; i < link->sink->n_modes; i++) {

@@ -180,6 +180,14 @@ static bool parse_step(struct parser *p, struct sim_step *step, const char *verb
 		step->verb = verb[0] == 'u' ? SIM_UNPLUG : SIM_HEAL;
 		return n == 0 || parse_error(p, "unexpected argument", args[0]);
 	}
+	if (strcmp(verb, "reject") == 0) {
+		step->verb = SIM_REJECT;
+		if (n != 1 || (strcmp(args[0], "on") != 0 && strcmp(args[0], "off") != 0)) {
+			return parse_error(p, "reject takes on|off", NULL);
+		}
+		step->on = strcmp(args[0], "on") == 0;
+		return true;
+	}
 	if (strcmp(verb, "flap") == 0) {
 		uint32_t count;
 		uint64_t interval;

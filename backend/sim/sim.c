@@ -226,6 +226,11 @@ static void run_step(struct sim *sim, const struct sim_step *step) {
 			raise_hotplug(sc);
 		}
 		break;
+	case SIM_REJECT:
+		lg_log(LG_INFO, "sim: %s: the kernel %s every mode", sc->conn->name,
+			step->on ? "now refuses" : "accepts again");
+		sc->link.reject_all = step->on;
+		break;
 	case SIM_END:
 		break;
 	}

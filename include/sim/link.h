@@ -21,6 +21,7 @@ struct sim_link {
 	enum lg_link_status status;
 	bool trained;
 	bool retrain_disabled; // nothing left to lower: dark and silent
+	bool reject_all; // fault injection: the atomic check refuses every mode
 	struct lg_mode mode; // the mode trained last
 };
 

@@ -11,6 +11,7 @@
  *   <time> heal   <conn>               the cable holds anything again
  *   <time> flap   <conn> <count> <interval>       count link glitches
  *   <time> swap   <conn> <sink>        another monitor on the same connector
+ *   <time> reject <conn> on|off        fault: the kernel refuses every mode
  *   <time> end                         the scenario is over
  *
  * Times count from when the scenario is loaded: "1500", "1500ms" or "1.5s",
@@ -35,6 +36,7 @@ enum sim_verb {
 	SIM_HEAL,
 	SIM_GLITCH, // one of a flap's glitches
 	SIM_SWAP,
+	SIM_REJECT,
 	SIM_END,
 };
 
@@ -44,6 +46,7 @@ struct sim_step {
 	char connector[SIM_NAME_MAX];
 	const struct sim_sink *sink; // plug, swap
 	struct lg_link_params params; // plug: source limit; cable: cable limit
+	bool on; // reject
 	size_t seq; // order in the file
 };
 

@@ -340,6 +340,31 @@ static void test_sink_swap_starts_afresh(void) {
 	harness_finish(&h);
 }
 
+/* The kernel refuses every candidate: fail cleanly, once, no modeset loop. */
+static void test_every_candidate_rejected_fails_cleanly(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms reject DP-1 on\n"
+		"300ms cable DP-1 hbr2\n"
+		"600ms reject DP-1 off\n"
+		"600ms heal DP-1\n"
+		"700ms unplug DP-1\n"
+		"800ms plug DP-1 4k60\n", 200));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	if (hc != NULL) {
+		const enum lg_link_state want[] = { GOOD, BAD, FAILED, GOOD };
+		check(harness_states_were(hc, want, 4));
+		check(mode_is(&hc->conn->current, 3840, 2160, 60));
+	}
+	check_int_eq(h.n_failed, 1);
+	check_int_eq(h.n_restored, 1);
+	// The compositor's, linkguard's disable, the compositor's after replug.
+	check_int_eq(h.modesets, 3);
+	harness_finish(&h);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained_when_it_still_fits);
 	run_test(test_single_failure_falls_back_to_same_size);
@@ -356,5 +381,6 @@ int main(void) {
 	run_test(test_backend_destroyed_mid_recovery);
 	run_test(test_output_destroyed_mid_recovery);
 	run_test(test_sink_swap_starts_afresh);
+	run_test(test_every_candidate_rejected_fails_cleanly);
 	return test_result();
 }
