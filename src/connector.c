@@ -134,6 +134,7 @@ void lg_connector_set_connected(struct lg_connector *conn, bool connected) {
 		recovery_cancel(conn);
 		lg_mode_list_clear(&conn->modes);
 		lg_flap_reset(&conn->flaps);
+		connector_handle_event(conn, LG_EVENT_DISCONNECTED);
 		conn->has_link_params = false;
 	}
 	connector_changed(conn);

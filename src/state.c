@@ -39,6 +39,8 @@ enum lg_link_state lg_link_state_next(enum lg_link_state state,
 		}
 		return running_state(at_requested);
 	case LG_EVENT_DISABLED:
+	case LG_EVENT_DISCONNECTED:
+		// FAILED stays, so that a replug that works is reported restored.
 		return state == LG_LINK_FAILED ? state : LG_LINK_GOOD;
 	}
 	return state;

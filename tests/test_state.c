@@ -86,6 +86,15 @@ static void test_flap_history_wraps_and_resets(void) {
 	check(lg_flap_record(&h, 10000004, 100, 100000) == false); // clamped, too few yet
 }
 
+static void test_unplug_ends_the_incident(void) {
+	check_int_eq(lg_link_state_next(LG_LINK_FLAPPING, LG_EVENT_DISCONNECTED, false),
+		LG_LINK_GOOD);
+	check_int_eq(lg_link_state_next(LG_LINK_RETRAINING, LG_EVENT_DISCONNECTED, false),
+		LG_LINK_GOOD);
+	check_int_eq(lg_link_state_next(LG_LINK_FAILED, LG_EVENT_DISCONNECTED, false),
+		LG_LINK_FAILED);
+}
+
 int main(void) {
 	run_test(test_bad_then_commit_then_settle_at_requested_is_good);
 	run_test(test_settling_on_a_fallback_is_degraded);
@@ -98,5 +107,6 @@ int main(void) {
 	run_test(test_flap_needs_count_bads_within_window);
 	run_test(test_spread_out_bads_are_not_a_flap);
 	run_test(test_flap_history_wraps_and_resets);
+	run_test(test_unplug_ends_the_incident);
 	return test_result();
 }

@@ -15,6 +15,7 @@ enum lg_link_event {
 	LG_EVENT_HOLD_EXPIRED, // the flap window passed without another BAD
 	LG_EVENT_MODE_SET, // the compositor committed a mode of its own
 	LG_EVENT_DISABLED, // the compositor disabled the output
+	LG_EVENT_DISCONNECTED, // the sink was unplugged: the incident is over
 };
 
 /**
