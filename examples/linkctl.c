@@ -111,6 +111,7 @@ struct linkctl {
 	struct zlg_link_retry_v1 *retry; // NULL unless retrying
 	struct connector *connectors; // in announcement order
 	bool json, watching, initial_done;
+	bool out_of_memory; // an allocation failed: stop, clean up, exit 1
 	int retry_answer; // enum linkctl_exit, -1 while waiting
 	const char *retry_failure;
 };
@@ -147,13 +148,24 @@ static double monotonic_now(void) {
 	return now.tv_sec + now.tv_nsec / 1e9;
 }
 
-static void *xrealloc(void *ptr, size_t size) {
+/*
+ * realloc and strdup that record a failure in ctl instead of exiting: every
+ * loop stops on ctl->out_of_memory, so main still frees and disconnects.
+ */
+static void *ctl_realloc(struct linkctl *ctl, void *ptr, size_t size) {
 	void *new = realloc(ptr, size);
 	if (new == NULL && size > 0) {
-		fprintf(stderr, "linkctl: out of memory\n");
-		exit(EXIT_FAILURE);
+		ctl->out_of_memory = true;
 	}
 	return new;
+}
+
+static char *ctl_strdup(struct linkctl *ctl, const char *s) {
+	char *copy = strdup(s);
+	if (copy == NULL) {
+		ctl->out_of_memory = true;
+	}
+	return copy;
 }
 
 /* --- output ---------------------------------------------------------- */
@@ -433,14 +445,14 @@ static void handle_name(void *data, struct zlg_link_connector_v1 *proxy,
 		const char *name) {
 	struct connector *conn = data;
 	free(conn->name);
-	conn->name = strdup(name);
+	conn->name = ctl_strdup(conn->ctl, name);
 }
 
 static void handle_description(void *data, struct zlg_link_connector_v1 *proxy,
 		const char *description) {
 	struct connector *conn = data;
 	free(conn->pending.description);
-	conn->pending.description = strdup(description);
+	conn->pending.description = ctl_strdup(conn->ctl, description);
 	conn->changes |= CHANGE_DESCRIPTION;
 }
 
@@ -491,8 +503,12 @@ static void handle_allowed_mode(void *data, struct zlg_link_connector_v1 *proxy,
 		int32_t width, int32_t height, int32_t refresh, uint32_t flags) {
 	struct connector *conn = data;
 	struct link_state *state = &conn->pending;
-	state->modes = xrealloc(state->modes,
+	struct mode *modes = ctl_realloc(conn->ctl, state->modes,
 		(state->n_modes + 1) * sizeof(*state->modes));
+	if (modes == NULL) {
+		return;
+	}
+	state->modes = modes;
 	state->modes[state->n_modes++] = (struct mode){ .width = width,
 		.height = height, .refresh_mhz = refresh, .flags = flags };
 }
@@ -546,7 +562,11 @@ static void handle_manager_connector(void *data,
 		struct zlg_link_manager_v1 *manager,
 		struct zlg_link_connector_v1 *proxy) {
 	struct linkctl *ctl = data;
-	struct connector *conn = xrealloc(NULL, sizeof(*conn));
+	struct connector *conn = ctl_realloc(ctl, NULL, sizeof(*conn));
+	if (conn == NULL) {
+		zlg_link_connector_v1_destroy(proxy);
+		return;
+	}
 	*conn = (struct connector){ .ctl = ctl, .proxy = proxy };
 	zlg_link_connector_v1_add_listener(proxy, &connector_listener, conn);
 	struct connector **tail = &ctl->connectors;
@@ -556,19 +576,26 @@ static void handle_manager_connector(void *data,
 	*tail = conn;
 }
 
-/* Makes the pending state current; the mode list is copied, not shared. */
+/*
+ * Makes the pending state current; the mode list is copied, not shared.
+ * Out of memory, the current state stays as it was.
+ */
 static void connector_apply(struct connector *conn) {
 	struct link_state *cur = &conn->current, *pending = &conn->pending;
+	struct mode *modes = ctl_realloc(conn->ctl, cur->modes,
+		(pending->n_modes + 1) * sizeof(*modes));
+	if (modes == NULL) {
+		return;
+	}
 	if (conn->changes & CHANGE_DESCRIPTION) {
 		free(cur->description);
 		cur->description = pending->description != NULL ?
-			strdup(pending->description) : NULL;
+			ctl_strdup(conn->ctl, pending->description) : NULL;
 	}
-	struct mode *modes = cur->modes;
 	char *description = cur->description;
 	*cur = *pending;
 	cur->description = description;
-	cur->modes = xrealloc(modes, (pending->n_modes + 1) * sizeof(*modes));
+	cur->modes = modes;
 	memcpy(cur->modes, pending->modes, pending->n_modes * sizeof(*modes));
 }
 
@@ -693,7 +720,7 @@ static const struct zlg_link_retry_v1_listener retry_listener = {
 
 static int run_retry(struct linkctl *ctl, const char *name) {
 	struct connector *conn = ctl->connectors;
-	while (conn != NULL && strcmp(conn->name, name) != 0) {
+	while (conn != NULL && (conn->name == NULL || strcmp(conn->name, name) != 0)) {
 		conn = conn->next;
 	}
 	if (conn == NULL) {
@@ -703,12 +730,15 @@ static int run_retry(struct linkctl *ctl, const char *name) {
 	ctl->retry = zlg_link_connector_v1_retry(conn->proxy);
 	ctl->retry_answer = -1;
 	zlg_link_retry_v1_add_listener(ctl->retry, &retry_listener, ctl);
-	while (ctl->retry_answer < 0) {
+	while (ctl->retry_answer < 0 && !ctl->out_of_memory) {
 		if (wl_display_dispatch(ctl->display) < 0) {
 			fprintf(stderr, "linkctl: lost the compositor: %s\n",
 				strerror(errno));
 			return EXIT_CONNECTION;
 		}
+	}
+	if (ctl->out_of_memory) {
+		return EXIT_FAILURE;
 	}
 	switch (ctl->retry_answer) {
 	case EXIT_OK:
@@ -740,7 +770,7 @@ static int run_watch(struct linkctl *ctl) {
 	sigaction(SIGTERM, &action, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	while (!interrupted) {
+	while (!interrupted && !ctl->out_of_memory) {
 		while (wl_display_prepare_read(ctl->display) != 0) {
 			wl_display_dispatch_pending(ctl->display);
 		}
@@ -761,6 +791,9 @@ static int run_watch(struct linkctl *ctl) {
 				wl_display_dispatch_pending(ctl->display) < 0) {
 			break;
 		}
+	}
+	if (ctl->out_of_memory) {
+		return EXIT_FAILURE;
 	}
 	if (interrupted) {
 		return EXIT_OK;
@@ -793,11 +826,14 @@ static int linkctl_run(struct linkctl *ctl, const char *retry_name) {
 			zlg_link_manager_v1_interface.name);
 		return EXIT_NO_PROTOCOL;
 	}
-	while (!ctl->initial_done) {
+	while (!ctl->initial_done && !ctl->out_of_memory) {
 		if (wl_display_dispatch(ctl->display) < 0) {
 			fprintf(stderr, "linkctl: lost the compositor\n");
 			return EXIT_CONNECTION;
 		}
+	}
+	if (ctl->out_of_memory) {
+		return EXIT_FAILURE;
 	}
 
 	if (ctl->watching) {
@@ -871,6 +907,10 @@ int main(int argc, char *argv[]) {
 		return EXIT_CONNECTION;
 	}
 	int status = linkctl_run(&ctl, retry_name);
+	if (ctl.out_of_memory) {
+		fprintf(stderr, "linkctl: out of memory\n");
+		status = EXIT_FAILURE;
+	}
 	linkctl_finish(&ctl);
 	return status;
 }

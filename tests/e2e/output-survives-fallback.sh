@@ -16,57 +16,17 @@ scenario=${2:?usage: $0 EXAMPLE SCENARIO}
 wlr_randr=${WLR_RANDR:-wlr-randr}
 wayland_info=${WAYLAND_INFO-wayland-info}
 
-fail() {
-	echo "FAIL: $*" >&2
-	if [ -n "${log:-}" ] && [ -f "$log" ]; then
-		echo "--- compositor log (last 40 lines) ---" >&2
-		tail -n 40 "$log" >&2
-	fi
-	exit 1
-}
-
-runtime_dir=$(mktemp -d) || fail "mktemp failed"
-log=$runtime_dir/compositor.log
-pid=
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
-	rm -rf "$runtime_dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-export XDG_RUNTIME_DIR="$runtime_dir"
-export WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1
-unset WAYLAND_DISPLAY WAYLAND_SOCKET DISPLAY
+LG_LOG_NAME=compositor LG_LOG_LINES=40
+. "$(dirname "$0")/../lib.sh"
 
 "$example" --sim "$scenario" >"$log" 2>&1 &
 pid=$!
 
-# Whether the compositor still runs (an exited, unreaped child is a zombie).
-compositor_alive() {
-	[ -r "/proc/$pid/stat" ] && [ "$(sed 's/.*) //' "/proc/$pid/stat" | cut -c1)" != Z ]
-}
-
-# wait_for_log ERE SECONDS: until the log has a matching line.
-wait_for_log() {
-	tries=$(($2 * 10))
-	while ! grep -Eq -- "$1" "$log"; do
-		compositor_alive ||
-			fail "compositor exited while waiting for /$1/"
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || fail "no /$1/ in the log after $2 s"
-		sleep 0.1
-	done
-}
-
 # The DP-1 block of wlr-randr's listing.
 randr_dp1() {
-	timeout 5 "$wlr_randr" >"$runtime_dir/randr.txt" 2>&1 ||
-		fail "wlr-randr failed: $(cat "$runtime_dir/randr.txt")"
-	awk '/^[^ ]/ { in_dp1 = ($1 == "DP-1") } in_dp1' "$runtime_dir/randr.txt"
+	timeout 5 "$wlr_randr" >"$dir/randr.txt" 2>&1 ||
+		fail "wlr-randr failed: $(cat "$dir/randr.txt")"
+	awk '/^[^ ]/ { in_dp1 = ($1 == "DP-1") } in_dp1' "$dir/randr.txt"
 }
 
 # Headless outputs have custom modes only; wlr-randr lists the current one
@@ -83,13 +43,13 @@ wl_output_globals() {
 
 wait_for_log 'running on WAYLAND_DISPLAY=' 10
 socket=$(sed -n 's/.*running on WAYLAND_DISPLAY=\([^ ]*\).*/\1/p' "$log" | head -n 1)
-[ -S "$runtime_dir/$socket" ] || fail "no Wayland socket $runtime_dir/$socket"
+[ -S "$dir/$socket" ] || fail "no Wayland socket $dir/$socket"
 export WAYLAND_DISPLAY="$socket"
 
 # Before the failure: DP-1 at 3840x2160, 60 Hz.
 wait_for_log 'output DP-1 created' 10
 before=$(randr_dp1)
-[ -n "$before" ] || fail "wlr-randr does not list DP-1: $(cat "$runtime_dir/randr.txt")"
+[ -n "$before" ] || fail "wlr-randr does not list DP-1: $(cat "$dir/randr.txt")"
 current_mode_is "$before" 3840x2160 60 ||
 	fail "DP-1 is not at 3840x2160 60 Hz before the failure:
 $before"
@@ -123,8 +83,8 @@ printf '%s\n' "$after" | grep -q '^  Enabled: yes$' ||
 $after"
 echo "ok: wlr-randr lists DP-1 enabled at 3840x2160 30 Hz after the failure"
 
-if timeout 5 "$wlr_randr" --json >"$runtime_dir/randr.json" 2>/dev/null; then
-	python3 - "$runtime_dir/randr.json" <<'EOF' || fail "wlr-randr --json disagrees"
+if timeout 5 "$wlr_randr" --json >"$dir/randr.json" 2>/dev/null; then
+	python3 - "$dir/randr.json" <<'EOF' || fail "wlr-randr --json disagrees"
 import json, sys
 heads = [h for h in json.load(open(sys.argv[1])) if h["name"] == "DP-1"]
 assert len(heads) == 1, "DP-1 listed %d times" % len(heads)

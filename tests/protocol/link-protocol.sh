@@ -1,69 +1,43 @@
 #!/bin/sh
-# linkguard-link-v1 end to end, over a real socket: lg-protocol-host (the
-# headless backend, linkguard, the simulated link and the protocol server)
-# against linkctl and lg-link-probe, a raw client.
+# linkguard-link-v1 end to end, over a real socket, against linkctl and
+# lg-link-probe, a raw client. events, linkctl-list and linkctl-watch run
+# against the example compositor (linkguard-example, headless, with the
+# simulated link); retry, misuse and security against lg-protocol-host (the
+# headless backend, linkguard, the simulated link and the protocol server),
+# which can sandbox a client (--sandboxed) and withdraw the protocol
+# (SIGUSR1).
 #
-#   link-protocol.sh TEST HOST PROBE LINKCTL SCENARIO_DIR
+#   link-protocol.sh TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR
 #
 # TEST is one of: events, linkctl-list, linkctl-watch, retry, misuse,
-# security. Each starts its own host in a private XDG_RUNTIME_DIR.
+# security. Each starts its own compositor in a private XDG_RUNTIME_DIR.
 set -u
 
-test_name=${1:?usage: $0 TEST HOST PROBE LINKCTL SCENARIO_DIR}
-host=$2 probe=$3 linkctl=$4 scenarios=$5
+test_name=${1:?usage: $0 TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR}
+host=$2 example=$3 probe=$4 linkctl=$5 scenarios=$6
 
-fail() {
-	echo "FAIL: $*" >&2
-	if [ -n "${log:-}" ] && [ -f "$log" ]; then
-		echo "--- host log (last 30 lines) ---" >&2
-		tail -n 30 "$log" >&2
-	fi
-	exit 1
+LG_LOG_NAME=compositor LG_LOG_LINES=30
+. "$(dirname "$0")/../lib.sh"
+
+# use_host, use_example: which compositor start_host runs, and the line it
+# logs when it exits cleanly.
+use_host() {
+	compositor=$host
+	clean_exit='lg-protocol-host: exited cleanly'
 }
-ok() {
-	echo "ok: $*"
-}
-
-dir=$(mktemp -d) || fail "mktemp failed"
-log=$dir/host.log
-pid=
-cleanup() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	fi
-	rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-export XDG_RUNTIME_DIR="$dir"
-export WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1
-unset WAYLAND_DISPLAY WAYLAND_SOCKET DISPLAY
-
-alive() {
-	[ -r "/proc/$pid/stat" ] && [ "$(sed 's/.*) //' "/proc/$pid/stat" | cut -c1)" != Z ]
+use_example() {
+	compositor=$example
+	clean_exit='linkguard-example: [0-9]+ outputs created, 0 destroyed'
 }
 
-# wait_for_log ERE SECONDS
-wait_for_log() {
-	tries=$(($2 * 10))
-	while ! grep -Eq -- "$1" "$log"; do
-		alive || fail "host exited while waiting for /$1/"
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || fail "no /$1/ in the log after $2 s"
-		sleep 0.1
-	done
-}
-
-# start_host SCENARIO [HOST OPTIONS...]
+# start_host SCENARIO [OPTIONS...]
 start_host() {
 	scn=$scenarios/$1
 	shift
 	# Emptied here, not by the redirection below: that runs in the child,
-	# maybe after wait_for_log has read the last host's "running on".
+	# maybe after wait_for_log has read the last compositor's "running on".
 	: >"$log"
-	"$host" --sim "$scn" "$@" >"$log" 2>&1 &
+	"$compositor" --sim "$scn" "$@" >"$log" 2>&1 &
 	pid=$!
 	wait_for_log 'running on WAYLAND_DISPLAY=' 10
 	WAYLAND_DISPLAY=$(sed -n 's/.*running on WAYLAND_DISPLAY=\([^ ]*\).*/\1/p' "$log" | head -n 1)
@@ -71,14 +45,14 @@ start_host() {
 }
 
 stop_host() {
-	alive || fail "the host died"
+	alive || fail "the compositor died"
 	kill -TERM "$pid"
 	wait "$pid"
 	status=$?
 	pid=
-	[ "$status" -eq 0 ] || fail "host exited with status $status"
-	grep -q 'lg-protocol-host: exited cleanly' "$log" || fail "host did not exit cleanly"
-	ok "host exited cleanly"
+	[ "$status" -eq 0 ] || fail "compositor exited with status $status"
+	grep -Eq "$clean_exit" "$log" || fail "compositor did not exit cleanly"
+	ok "compositor exited cleanly"
 }
 
 # run_status VAR CMD...: runs CMD, stores its exit status in VAR.
@@ -328,11 +302,11 @@ test_security() {
 }
 
 case $test_name in
-events) test_events ;;
-linkctl-list) test_linkctl_list ;;
-linkctl-watch) test_linkctl_watch ;;
-retry) test_retry ;;
-misuse) test_misuse ;;
-security) test_security ;;
+events) use_example; test_events ;;
+linkctl-list) use_example; test_linkctl_list ;;
+linkctl-watch) use_example; test_linkctl_watch ;;
+retry) use_host; test_retry ;;
+misuse) use_host; test_misuse ;;
+security) use_host; test_security ;;
 *) fail "unknown test $test_name" ;;
 esac

@@ -35,6 +35,7 @@ struct probe {
 	struct zlg_link_retry_v1 *retries[MAX_RETRIES];
 	int n_retries;
 	bool done, finished;
+	bool overflow; // a connector beyond MAX_CONNECTORS was announced
 	const char *answer;
 };
 
@@ -133,8 +134,10 @@ static void on_connector(void *data, struct zlg_link_manager_v1 *manager,
 		struct zlg_link_connector_v1 *proxy) {
 	struct probe *probe = data;
 	if (probe->n_connectors == MAX_CONNECTORS) {
-		fprintf(stderr, "too many connectors\n");
-		exit(1);
+		/* Not ours to keep: forgotten client-side, and the probe fails. */
+		wl_proxy_destroy((struct wl_proxy *)proxy);
+		probe->overflow = true;
+		return;
 	}
 	probe->connectors[probe->n_connectors++] = proxy;
 	zlg_link_connector_v1_add_listener(proxy, &connector_listener, probe);
@@ -164,7 +167,8 @@ static const struct zlg_link_manager_v1_listener manager_listener = {
 static void on_global(void *data, struct wl_registry *registry, uint32_t name,
 		const char *interface, uint32_t version) {
 	struct probe *probe = data;
-	if (strcmp(interface, zlg_link_manager_v1_interface.name) == 0) {
+	if (strcmp(interface, zlg_link_manager_v1_interface.name) == 0 &&
+			probe->manager == NULL) {
 		probe->manager = wl_registry_bind(registry, name,
 			&zlg_link_manager_v1_interface, 1);
 	}
@@ -204,9 +208,10 @@ static const struct zlg_link_retry_v1_listener retry_listener = {
 	.cancelled = on_cancelled,
 };
 
-static void die(const char *why) {
+/* Says why the probe fails; its exit status, for return fail(...). */
+static int fail(const char *why) {
 	fprintf(stderr, "lg-link-probe: %s\n", why);
-	exit(1);
+	return 1;
 }
 
 /* Expects the connection to end with error code on interface. */
@@ -215,7 +220,7 @@ static int expect_error(struct probe *probe, const struct wl_interface *interfac
 	while (wl_display_dispatch(probe->display) >= 0) {
 	}
 	if (wl_display_get_error(probe->display) != EPROTO) {
-		die("no protocol error");
+		return fail("no protocol error");
 	}
 	const struct wl_interface *got;
 	uint32_t id;
@@ -224,39 +229,39 @@ static int expect_error(struct probe *probe, const struct wl_interface *interfac
 	return got == interface && got_code == code ? 0 : 1;
 }
 
+/* The connector named name, or NULL. */
 static struct zlg_link_connector_v1 *find(struct probe *probe, const char *name) {
 	for (int i = 0; i < probe->n_connectors; i++) {
 		if (probe->names[i] != NULL && strcmp(probe->names[i], name) == 0) {
 			return probe->connectors[i];
 		}
 	}
-	die("no such connector");
 	return NULL;
 }
 
-static struct zlg_link_retry_v1 *retry(struct probe *probe,
-		struct zlg_link_connector_v1 *conn) {
+/* Sends one retry on conn (at most MAX_RETRIES); 0, or 1 when full. */
+static int retry(struct probe *probe, struct zlg_link_connector_v1 *conn) {
 	if (probe->n_retries == MAX_RETRIES) {
-		die("too many retries");
+		return fail("too many retries");
 	}
 	struct zlg_link_retry_v1 *r = zlg_link_connector_v1_retry(conn);
 	zlg_link_retry_v1_add_listener(r, &retry_listener, probe);
 	probe->retries[probe->n_retries++] = r;
-	return r;
+	return 0;
 }
 
 static int wait_answer(struct probe *probe) {
 	while (probe->answer == NULL) {
 		if (wl_display_dispatch(probe->display) < 0) {
-			die("connection lost before the answer");
+			return fail("connection lost before the answer");
 		}
 	}
 	printf("answer %s\n", probe->answer);
 	return 0;
 }
 
-/* Prints every event for seconds, or until finished. */
-static void print_events(struct probe *probe, double seconds) {
+/* Prints every event for seconds, or until finished; 0, or 1 if lost. */
+static int print_events(struct probe *probe, double seconds) {
 	struct timespec start, now;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	double elapsed = 0;
@@ -269,7 +274,7 @@ static void print_events(struct probe *probe, double seconds) {
 			.events = POLLIN };
 		if (poll(&pfd, 1, 50) > 0) {
 			if (wl_display_read_events(probe->display) < 0) {
-				die("connection lost");
+				return fail("connection lost");
 			}
 		} else {
 			wl_display_cancel_read(probe->display);
@@ -279,6 +284,7 @@ static void print_events(struct probe *probe, double seconds) {
 		elapsed = now.tv_sec - start.tv_sec +
 			(now.tv_nsec - start.tv_nsec) / 1e9;
 	}
+	return probe->overflow ? fail("too many connectors") : 0;
 }
 
 /* Runs mode once connected; the exit status of the probe. */
@@ -287,7 +293,7 @@ static int probe_run(struct probe *probe, const char *mode, const char *arg) {
 	wl_registry_add_listener(probe->registry, &registry_listener, probe);
 	wl_display_roundtrip(probe->display);
 	if (probe->manager == NULL) {
-		die("no zlg_link_manager_v1");
+		return fail("no zlg_link_manager_v1");
 	}
 	if (strcmp(mode, "bind-and-leave") == 0) {
 		wl_display_flush(probe->display);
@@ -296,13 +302,15 @@ static int probe_run(struct probe *probe, const char *mode, const char *arg) {
 	zlg_link_manager_v1_add_listener(probe->manager, &manager_listener, probe);
 	while (!probe->done && !probe->finished) {
 		if (wl_display_dispatch(probe->display) < 0) {
-			die("connection lost");
+			return fail("connection lost");
 		}
+	}
+	if (probe->overflow) {
+		return fail("too many connectors");
 	}
 
 	if (strcmp(mode, "events") == 0) {
-		print_events(probe, arg != NULL ? atof(arg) : 5);
-		return 0;
+		return print_events(probe, arg != NULL ? atof(arg) : 5);
 	}
 	if (strcmp(mode, "stop-twice") == 0) {
 		zlg_link_manager_v1_stop(probe->manager);
@@ -311,33 +319,41 @@ static int probe_run(struct probe *probe, const char *mode, const char *arg) {
 			ZLG_LINK_MANAGER_V1_ERROR_ALREADY_STOPPED);
 	}
 	if (arg == NULL) {
-		die("missing connector name");
+		return fail("missing connector name");
 	}
 	struct zlg_link_connector_v1 *conn = find(probe, arg);
+	if (conn == NULL) {
+		return fail("no such connector");
+	}
 	if (strcmp(mode, "retry-twice") == 0) {
-		retry(probe, conn);
-		retry(probe, conn);
+		if (retry(probe, conn) != 0 || retry(probe, conn) != 0) {
+			return 1;
+		}
 		return expect_error(probe, &zlg_link_connector_v1_interface,
 			ZLG_LINK_CONNECTOR_V1_ERROR_RETRY_PENDING);
 	}
 	if (strcmp(mode, "retry-inert") == 0) {
 		zlg_link_manager_v1_destroy(probe->manager);
 		probe->manager = NULL;
-		retry(probe, conn);
-		wait_answer(probe);
+		if (retry(probe, conn) != 0 || wait_answer(probe) != 0) {
+			return 1;
+		}
 		return strcmp(probe->answer, "cancelled") == 0 ? 0 : 1;
 	}
 	if (strcmp(mode, "retry-and-leave") == 0) {
-		retry(probe, conn);
+		if (retry(probe, conn) != 0) {
+			return 1;
+		}
 		wl_display_flush(probe->display);
 		return 0;
 	}
 	if (strcmp(mode, "retry-wait") == 0) {
-		retry(probe, conn);
+		if (retry(probe, conn) != 0) {
+			return 1;
+		}
 		return wait_answer(probe);
 	}
-	die("unknown mode");
-	return 1;
+	return fail("unknown mode");
 }
 
 /*
@@ -363,13 +379,13 @@ static void probe_finish(struct probe *probe) {
 
 int main(int argc, char *argv[]) {
 	if (argc < 2) {
-		die("usage: lg-link-probe MODE [ARG]");
+		return fail("usage: lg-link-probe MODE [ARG]");
 	}
 	struct probe probe = {0};
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	probe.display = wl_display_connect(NULL);
 	if (probe.display == NULL) {
-		die("cannot connect");
+		return fail("cannot connect");
 	}
 	int status = probe_run(&probe, argv[1], argc > 2 ? argv[2] : NULL);
 	probe_finish(&probe);
