@@ -1,7 +1,21 @@
+/*
+ * Scenario files (backend/sim/scenario.c): every verb and time format
+ * parses; every kind of malformed file is rejected whole with
+ * "file:line: reason"; and lg_sim_load_scenario() schedules nothing of a
+ * rejected file (checked on a real event loop with the headless backend).
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <wayland-server-core.h>
+#include <wlr/backend.h>
+#include <wlr/backend/headless.h>
+#include <wlr/util/log.h>
+#include <linkguard/backend.h>
 #include <linkguard/log.h>
+#include <linkguard/manager.h>
+#include <linkguard/sim.h>
 #include <sim/dp.h>
 #include <sim/scenario.h>
 #include "test.h"
@@ -20,6 +34,13 @@ static bool parse(const char *text, struct sim_scenario *scenario) {
 	return sim_scenario_parse("test.scn", text, strlen(text), scenario);
 }
 
+static void check_error(const char *fragment) {
+	if (strstr(last_error, fragment) == NULL) {
+		fprintf(stderr, "  error was '%s', wanted '%s'\n", last_error, fragment);
+		test_failures++;
+	}
+}
+
 static void test_every_verb_parses(void) {
 	struct sim_scenario s;
 	check(parse(
@@ -32,27 +53,77 @@ static void test_every_verb_parses(void) {
 		"2.5s cable DP-1 any\n"
 		"3s unplug DP-1\n"
 		"3s reject DP-1 on\n"
-		"4s end\n", &s));
+		"\t4s\tend\r\n", &s));
 	check_int_eq(s.len, 8);
-	if (s.len == 7) {
+	if (s.len == 8) {
 		check_int_eq(s.steps[0].verb, SIM_PLUG);
 		check(strcmp(s.steps[0].connector, "DP-1") == 0);
 		check(strcmp(s.steps[0].sink->name, "4k60") == 0);
 		check_int_eq(s.steps[0].params.lanes, 2);
 		check_int_eq(s.steps[0].params.rate_mbps, DP_RATE_HBR2);
+		check_int_eq(s.steps[1].verb, SIM_CABLE);
 		check_int_eq(s.steps[1].at_ms, 1000);
 		check_int_eq(s.steps[1].params.rate_mbps, DP_RATE_HBR);
 		check_int_eq(s.steps[1].params.lanes, 2);
 		check_int_eq(s.steps[2].verb, SIM_HEAL);
 		check_int_eq(s.steps[2].at_ms, 1500);
+		check_int_eq(s.steps[2].params.rate_mbps, 0);
 		check_int_eq(s.steps[3].verb, SIM_SWAP);
+		check(strcmp(s.steps[3].sink->name, "1440p144") == 0);
 		check_int_eq(s.steps[4].params.rate_mbps, 0);
+		check_int_eq(s.steps[4].params.lanes, 0);
 		check_int_eq(s.steps[4].at_ms, 2500);
+		check_int_eq(s.steps[5].verb, SIM_UNPLUG);
 		check_int_eq(s.steps[6].verb, SIM_REJECT);
 		check(s.steps[6].on);
 		check_int_eq(s.steps[7].verb, SIM_END);
+		check_int_eq(s.steps[7].at_ms, 4000);
 	}
 	sim_scenario_finish(&s);
+}
+
+/* Without source=, the source is not the limit: UHBR20 x4. */
+static void test_plug_defaults_and_profiles(void) {
+	struct sim_scenario s;
+	check(parse("0 plug DP-1 1080p60-rbr\n0 plug eDP_2 uhbr-8k source=UHBR13.5x4\n", &s));
+	check_int_eq(s.len, 2);
+	if (s.len == 2) {
+		check_int_eq(s.steps[0].params.rate_mbps, DP_RATE_UHBR20);
+		check_int_eq(s.steps[0].params.lanes, 4);
+		check_int_eq(s.steps[1].params.rate_mbps, DP_RATE_UHBR13_5);
+		check(strcmp(s.steps[1].sink->name, "uhbr-8k") == 0);
+	}
+	sim_scenario_finish(&s);
+}
+
+static uint64_t parse_time_of(const char *time) {
+	char text[128];
+	snprintf(text, sizeof(text), "%s plug DP-1 4k60\n", time);
+	struct sim_scenario s;
+	if (!parse(text, &s)) {
+		return UINT64_MAX;
+	}
+	uint64_t at = s.len == 1 ? s.steps[0].at_ms : UINT64_MAX - 1;
+	sim_scenario_finish(&s);
+	return at;
+}
+
+static void test_time_formats(void) {
+	check_int_eq(parse_time_of("0"), 0);
+	check_int_eq(parse_time_of("1500"), 1500);
+	check_int_eq(parse_time_of("1500ms"), 1500);
+	check_int_eq(parse_time_of("2s"), 2000);
+	check_int_eq(parse_time_of("1.5s"), 1500);
+	check_int_eq(parse_time_of("0.25s"), 250);
+	check_int_eq(parse_time_of("0.001s"), 1);
+	const char *bad[] = { "1.5", "1.5ms", "1.2345s", "1e3", "0x10", "nan", "inf",
+		"+5", "-0", "5m", "5 ms", "s", "ms", ".5s", "1.s", "99999999999999999999" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse_time_of(bad[i]) != UINT64_MAX) {
+			fprintf(stderr, "  time '%s' was accepted\n", bad[i]);
+			test_failures++;
+		}
+	}
 }
 
 static void test_flap_expands_and_interleaves_in_time_order(void) {
@@ -66,47 +137,62 @@ static void test_flap_expands_and_interleaves_in_time_order(void) {
 		check_int_eq(s.steps[1].verb, SIM_GLITCH);
 		check_int_eq(s.steps[1].at_ms, 100);
 		check_int_eq(s.steps[2].verb, SIM_CABLE);
+		check_int_eq(s.steps[2].at_ms, 150);
+		check_int_eq(s.steps[3].verb, SIM_GLITCH);
 		check_int_eq(s.steps[3].at_ms, 300);
+		check_int_eq(s.steps[4].verb, SIM_GLITCH);
 		check_int_eq(s.steps[4].at_ms, 500);
 	}
 	sim_scenario_finish(&s);
 }
 
 static void expect_error(const char *text, const char *fragment) {
-	struct sim_scenario s = {0};
+	struct sim_scenario s = { .steps = (void *)&s, .len = 99 };
 	bool ok = parse(text, &s);
 	check(!ok);
 	if (ok) {
 		sim_scenario_finish(&s);
 		return;
 	}
-	check(s.steps == NULL && s.len == 0); // nothing half-applied
-	if (strstr(last_error, fragment) == NULL) {
-		fprintf(stderr, "  error was '%s', wanted '%s'\n", last_error, fragment);
-		test_failures++;
-	}
+	check(s.steps == (void *)&s && s.len == 99); // untouched: nothing half-applied
+	check_error(fragment);
 }
 
 static void test_malformed_files_name_file_line_and_reason(void) {
 	expect_error("0 plug DP-1 4k60\n1s jump DP-1\n", "test.scn:2: unknown verb 'jump'");
 	expect_error("0 plug DP-1 8k240\n", "test.scn:1: unknown sink profile '8k240'");
-	expect_error("0 plug DP-1 4k60\n1s cable DP-2 hbr\n", "test.scn:2: connector never plugged 'DP-2'");
+	expect_error("0 plug DP-1 4k60\n0 swap DP-1 4K60\n", "test.scn:2: unknown sink profile");
+	expect_error("0 plug DP-1 4k60\n1s cable DP-2 hbr\n",
+		"test.scn:2: connector never plugged 'DP-2'");
+	expect_error("0 unplug DP-1\n1s plug DP-1 4k60\n", "test.scn:1: connector never plugged");
 	expect_error("soon plug DP-1 4k60\n", "test.scn:1: bad time 'soon'");
-	expect_error("-5 plug DP-1 4k60\n", "bad time");
-	expect_error("2s plug DP-1 4k60\n1s unplug DP-1\n", "test.scn:2: time goes backwards");
-	expect_error("0 plug DP-1 4k60\n1s cable DP-1 hbr5\n", "unknown link rate 'hbr5'");
-	expect_error("0 plug DP-1 4k60\n1s cable DP-1 hbr lanes=3\n", "expected lanes=1|2|4");
-	expect_error("0 plug DP-1 4k60\n1s cable DP-1\n", "cable takes");
-	expect_error("0 plug DP-1 4k60\n1s unplug DP-1 now\n", "unexpected argument 'now'");
-	expect_error("0 plug DP-1 4k60\n1s flap DP-1 0 100ms\n", "flap takes");
+	expect_error("-5 plug DP-1 4k60\n", "test.scn:1: bad time '-5'");
+	expect_error("2s plug DP-1 4k60\n1s unplug DP-1\n", "test.scn:2: time goes backwards '1s'");
+	expect_error("0 plug DP-1 4k60\n1s cable DP-1 hbr5\n", "test.scn:2: unknown link rate 'hbr5'");
+	expect_error("0 plug DP-1 4k60\n1s cable DP-1 hbr lanes=3\n", "test.scn:2: expected lanes=1|2|4");
+	expect_error("0 plug DP-1 4k60\n1s cable DP-1 hbr 4\n", "expected lanes=1|2|4, got '4'");
+	expect_error("0 plug DP-1 4k60\n1s cable DP-1\n", "test.scn:2: cable takes");
+	expect_error("0 plug DP-1 4k60\n1s cable DP-1 hbr lanes=4 x\n", "cable takes");
+	expect_error("0 plug DP-1 4k60\n1s unplug DP-1 now\n", "test.scn:2: unexpected argument 'now'");
+	expect_error("0 plug DP-1 4k60\n1s heal DP-1 hbr\n", "unexpected argument 'hbr'");
+	expect_error("0 plug DP-1 4k60\n1s swap DP-1\n", "test.scn:2: swap takes <sink>");
+	expect_error("0 plug DP-1 4k60\n1s flap DP-1 0 100ms\n", "test.scn:2: flap takes");
 	expect_error("0 plug DP-1 4k60\n1s flap DP-1 5 0\n", "flap takes");
-	expect_error("0 plug DP-1 4k60 source=hbr9x4\n", "bad source limit");
+	expect_error("0 plug DP-1 4k60\n1s flap DP-1 5\n", "flap takes");
+	expect_error("0 plug DP-1 4k60\n1s flap DP-1 1001 1ms\n", "flap takes");
+	expect_error("0 plug DP-1 4k60\n1s flap DP-1 +5 1ms\n", "flap takes");
+	expect_error("0 plug DP-1 4k60 source=hbr9x4\n", "test.scn:1: bad source limit");
+	expect_error("0 plug DP-1 4k60 source=hbr2x3\n", "bad source limit");
 	expect_error("0 plug DP-1 4k60 hbr2x4\n", "expected source=");
-	expect_error("0 plug\n", "expected a connector name");
+	expect_error("0 plug DP-1\n", "plug takes");
+	expect_error("0 plug\n", "test.scn:1: expected a connector name");
 	expect_error("0 plug DP/1 4k60\n", "expected a connector name");
-	expect_error("0\n", "missing verb");
+	expect_error("0 plug DP-1-is-a-very-long-connector-name 4k60\n",
+		"expected a connector name");
+	expect_error("0\n", "test.scn:1: missing verb");
 	expect_error("0 plug DP-1 4k60\n1s reject DP-1 maybe\n", "reject takes on|off");
 	expect_error("0 end\n1s plug DP-1 4k60\n", "test.scn:2: step after end");
+	expect_error("0 end now\n", "unexpected argument 'now'");
 	expect_error("0 plug DP-1 4k60 a b c d e f g h\n", "too many arguments");
 	expect_error("1s 10s\n", "expected a connector name");
 
@@ -120,14 +206,14 @@ static void test_malformed_files_name_file_line_and_reason(void) {
 	const char with_nul[] = "0 plug DP-1 4k60\n0 un\0plug DP-1\n";
 	last_error[0] = '\0';
 	check(!sim_scenario_parse("test.scn", with_nul, sizeof(with_nul) - 1, &s));
-	check(strstr(last_error, "test.scn:2: NUL byte") != NULL);
+	check_error("test.scn:2: NUL byte");
 }
 
 static void test_missing_file_is_an_error(void) {
 	struct sim_scenario s;
 	last_error[0] = '\0';
 	check(!sim_scenario_load("/nonexistent/scenario.scn", &s));
-	check(strstr(last_error, "/nonexistent/scenario.scn") != NULL);
+	check_error("/nonexistent/scenario.scn");
 }
 
 static void test_empty_file_is_an_empty_scenario(void) {
@@ -135,14 +221,130 @@ static void test_empty_file_is_an_empty_scenario(void) {
 	check(parse("", &s));
 	check_int_eq(s.len, 0);
 	sim_scenario_finish(&s);
+	check(parse("# only comments\n\n   \n", &s));
+	check_int_eq(s.len, 0);
+	sim_scenario_finish(&s);
+}
+
+static void test_scenario_files_on_disk(void) {
+	struct sim_scenario s;
+	check(sim_scenario_load(SCENARIO_DIR "/every-verb.scn", &s));
+	check_int_eq(s.len, 16); // flap 5 expands into 5 glitches
+	if (s.len == 16) {
+		check_int_eq(s.steps[15].verb, SIM_END);
+		check_int_eq(s.steps[15].at_ms, 5000);
+	}
+	sim_scenario_finish(&s);
+
+	check(sim_scenario_load(DEMO_SCENARIO_DIR "/4k60-hbr2-fails.scn", &s));
+	check(s.len >= 2 && s.steps[0].verb == SIM_PLUG &&
+		s.steps[s.len - 1].verb == SIM_END);
+	sim_scenario_finish(&s);
+
+	static const struct {
+		const char *file, *error;
+	} bad[] = {
+		{ "bad-time-backwards.scn", "bad-time-backwards.scn:4: time goes backwards" },
+		{ "bad-never-plugged.scn", "bad-never-plugged.scn:3: connector never plugged" },
+		{ "bad-unknown-profile.scn", "bad-unknown-profile.scn:3: unknown sink profile" },
+		{ "bad-missing-argument.scn", "bad-missing-argument.scn:3: flap takes" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", SCENARIO_DIR, bad[i].file);
+		last_error[0] = '\0';
+		check(!sim_scenario_load(path, &s));
+		check_error(bad[i].error);
+	}
+}
+
+struct sim_env {
+	struct wl_display *display;
+	struct wl_event_loop *loop;
+	struct wlr_backend *backend;
+	struct lg_manager *manager;
+	struct lg_sim *sim;
+	struct wl_listener scenario_done;
+	int done;
+};
+
+static void handle_scenario_done(struct wl_listener *listener, void *data) {
+	struct sim_env *env = wl_container_of(listener, env, scenario_done);
+	env->done++;
+}
+
+static void run_loop(struct sim_env *env, int ms) {
+	for (int i = 0; i < ms / 5; i++) {
+		wl_event_loop_dispatch(env->loop, 5);
+	}
+}
+
+/* A rejected file schedules nothing: no connector, no scenario_done. */
+static void test_malformed_file_leaves_nothing_scheduled(void) {
+	struct sim_env env = {0};
+	env.display = wl_display_create();
+	env.loop = wl_display_get_event_loop(env.display);
+	env.backend = wlr_headless_backend_create(env.loop);
+	check(env.backend != NULL);
+	if (env.backend == NULL) {
+		wl_display_destroy(env.display);
+		return;
+	}
+	env.manager = lg_manager_create(env.display, env.backend, NULL, NULL);
+	env.sim = lg_sim_create(env.manager, env.backend);
+	check(env.manager != NULL && env.sim != NULL);
+	if (env.sim == NULL) {
+		wl_display_destroy(env.display);
+		return;
+	}
+	env.scenario_done.notify = handle_scenario_done;
+	wl_signal_add(&env.sim->events.scenario_done, &env.scenario_done);
+	check(wlr_backend_start(env.backend));
+
+	// Line 2 is fine on its own; line 3 spoils the file.
+	last_error[0] = '\0';
+	check(!lg_sim_load_scenario(env.sim, SCENARIO_DIR "/bad-never-plugged.scn"));
+	check_error("bad-never-plugged.scn:3:");
+	run_loop(&env, 50);
+	check_int_eq(wl_list_length(&env.manager->connectors), 0);
+	check_int_eq(env.done, 0);
+
+	// The sim is still free to take a good file afterwards.
+	char path[] = "/tmp/linkguard-scn-XXXXXX";
+	int fd = mkstemp(path);
+	const char good[] = "0 plug DP-1 4k60\n20ms end\n";
+	check(fd >= 0 && write(fd, good, sizeof(good) - 1) == sizeof(good) - 1);
+	if (fd >= 0) {
+		close(fd);
+	}
+	check(lg_sim_load_scenario(env.sim, path));
+	check(!lg_sim_load_scenario(env.sim, path)); // one scenario at a time
+	unlink(path);
+	run_loop(&env, 100);
+	check_int_eq(env.done, 1);
+	check_int_eq(wl_list_length(&env.manager->connectors), 1);
+	struct lg_connector *conn = lg_manager_find_connector(env.manager, 0, 1);
+	check(conn != NULL && strcmp(conn->name, "DP-1") == 0 && conn->connected);
+
+	wl_list_remove(&env.scenario_done.link);
+	lg_sim_destroy(env.sim);
+	check_int_eq(wl_list_length(&env.manager->connectors), 0);
+	lg_manager_destroy(env.manager);
+	wlr_backend_destroy(env.backend);
+	wl_display_destroy(env.display);
 }
 
 int main(void) {
+	wlr_log_init(WLR_SILENT, NULL);
 	lg_log_init(LG_ERROR, capture_log);
 	run_test(test_every_verb_parses);
+	run_test(test_plug_defaults_and_profiles);
+	run_test(test_time_formats);
 	run_test(test_flap_expands_and_interleaves_in_time_order);
 	run_test(test_malformed_files_name_file_line_and_reason);
 	run_test(test_missing_file_is_an_error);
 	run_test(test_empty_file_is_an_empty_scenario);
+	run_test(test_scenario_files_on_disk);
+	run_test(test_malformed_file_leaves_nothing_scheduled);
 	return test_result();
 }

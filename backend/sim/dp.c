@@ -1,7 +1,10 @@
-#include <string.h>
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <strings.h>
 #include <sim/dp.h>
 
+/* Ascending: dp_link_lower() walks this table down. */
 static const struct {
 	const char *name;
 	uint32_t rate_mbps;
@@ -19,7 +22,7 @@ static const struct {
 
 uint64_t dp_link_payload_kbps(const struct lg_link_params *link) {
 	uint64_t raw_kbps = (uint64_t)link->rate_mbps * 1000 * link->lanes;
-	// DP 1.x rates use 8b/10b coding; DP 2.x UHBR rates 128b/132b.
+	// DP 1.x rates use 8b/10b channel coding, DP 2.x UHBR rates 128b/132b.
 	if (link->rate_mbps >= DP_RATE_UHBR10) {
 		return raw_kbps * 128 / 132;
 	}
@@ -29,6 +32,10 @@ uint64_t dp_link_payload_kbps(const struct lg_link_params *link) {
 bool dp_mode_fits(const struct lg_mode *mode, uint32_t bpp,
 		const struct lg_link_params *link) {
 	return (uint64_t)mode->clock_khz * bpp <= dp_link_payload_kbps(link);
+}
+
+bool dp_mode_valid(const struct lg_mode *mode, const struct lg_link_params *link) {
+	return dp_mode_fits(mode, DP_MIN_BPP, link);
 }
 
 uint32_t dp_max_bpp(const struct lg_mode *mode, uint32_t max_bpc,
@@ -48,6 +55,7 @@ bool dp_link_lower(struct lg_link_params *link, uint32_t max_rate_mbps) {
 			return true;
 		}
 	}
+	// At the lowest rate: i915 trades lanes for rate, back at the top.
 	if (link->lanes <= 1) {
 		return false;
 	}
@@ -73,4 +81,23 @@ const char *dp_rate_name(uint32_t rate_mbps) {
 		}
 	}
 	return "?";
+}
+
+const char *dp_link_format(const struct lg_link_params *link, char *buf,
+		size_t size) {
+	char rate[16] = "any rate";
+	if (link->rate_mbps != 0) {
+		const char *name = dp_rate_name(link->rate_mbps);
+		size_t i = 0;
+		for (; name[i] != '\0' && i + 1 < sizeof(rate); i++) {
+			rate[i] = (char)toupper((unsigned char)name[i]);
+		}
+		rate[i] = '\0';
+	}
+	if (link->lanes == 0) {
+		snprintf(buf, size, "%s", rate);
+	} else {
+		snprintf(buf, size, "%s x%" PRIu32, rate, link->lanes);
+	}
+	return buf;
 }

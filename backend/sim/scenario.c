@@ -32,23 +32,49 @@ static bool parse_error(struct parser *p, const char *reason, const char *token)
 	return false;
 }
 
-/* "1500", "1500ms", "1.5s" */
+/* Reads decimal digits into *value; false on none or on overflow past max. */
+static const char *parse_digits(const char *p, uint64_t max, uint64_t *value,
+		size_t *n_digits) {
+	*value = 0;
+	*n_digits = 0;
+	for (; *p >= '0' && *p <= '9'; p++, (*n_digits)++) {
+		*value = *value * 10 + (uint64_t)(*p - '0');
+		if (*value > max) {
+			return NULL;
+		}
+	}
+	return *n_digits > 0 ? p : NULL;
+}
+
+/*
+ * "1500" and "1500ms" are milliseconds, "2s" seconds; seconds may carry up
+ * to three decimals ("1.5s"). Integers only: no strtod, no locale.
+ */
 static bool parse_time(const char *token, uint64_t *ms) {
-	char *end;
-	errno = 0;
-	double value = strtod(token, &end);
-	if (end == token || errno != 0 || value < 0) {
+	uint64_t whole, frac = 0;
+	size_t n, n_frac = 0;
+	const char *p = parse_digits(token, MAX_TIME_MS, &whole, &n);
+	if (p == NULL) {
 		return false;
 	}
-	if (strcmp(end, "s") == 0) {
-		value *= 1000;
-	} else if (*end != '\0' && strcmp(end, "ms") != 0) {
+	if (*p == '.') {
+		p = parse_digits(p + 1, 999, &frac, &n_frac);
+		if (p == NULL || n_frac > 3 || strcmp(p, "s") != 0) {
+			return false;
+		}
+		for (; n_frac < 3; n_frac++) {
+			frac *= 10;
+		}
+	}
+	if (strcmp(p, "s") == 0) {
+		whole = whole * 1000 + frac;
+	} else if (*p != '\0' && strcmp(p, "ms") != 0) {
 		return false;
 	}
-	if (value > (double)MAX_TIME_MS) {
+	if (whole > MAX_TIME_MS) {
 		return false;
 	}
-	*ms = (uint64_t)value;
+	*ms = whole;
 	return true;
 }
 
@@ -57,7 +83,7 @@ static bool parse_uint(const char *token, uint32_t min, uint32_t max,
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(token, &end, 10);
-	if (end == token || *end != '\0' || errno != 0 || token[0] == '-' ||
+	if (token[0] < '0' || token[0] > '9' || *end != '\0' || errno != 0 ||
 			v < min || v > max) {
 		return false;
 	}

@@ -1,3 +1,11 @@
+/*
+ * The simulated link on wlroots' headless backend: one lg_connector per
+ * connector a scenario names, a sim_link (the kernel's link model) behind
+ * each, and the scenario's steps run from event loop timers. Plugging adds
+ * a headless output of the sink's preferred size, named after the connector;
+ * the kernel's asynchronous work (the hotplug uevent, i915's retry of a
+ * failed training) comes from short timers, never from inside a commit.
+ */
 #include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,8 +22,17 @@
 #include <sim/link.h>
 #include <sim/scenario.h>
 
-/* How long the kernel's hotplug worker takes to send the uevent. */
+/*
+ * The kernel's workers run after the commit that triggered them has
+ * returned: the hotplug uevent and i915's link-check retry both come from
+ * the event loop a moment later, never from inside a commit.
+ */
 #define HOTPLUG_DELAY_MS 1
+#define RETRY_DELAY_MS 1
+
+/* Like the link model's lines: "sim: DP-1: ...", the kernel's side. */
+#define sim_log(sc, importance, fmt, ...) \
+	lg_log(importance, "sim: %s: " fmt, (sc)->conn->name, ##__VA_ARGS__)
 
 struct sim {
 	struct lg_sim base;
@@ -39,6 +56,7 @@ struct sim_connector {
 	struct lg_connector *conn;
 	struct sim_link link;
 	struct wl_event_source *hotplug_timer;
+	struct wl_event_source *retry_timer;
 	struct wl_list link_entry; // sim.connectors
 };
 
@@ -52,31 +70,64 @@ static uint64_t now_ms(void) {
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* Arms *timer (created on first use) to fire in delay_ms. */
+static void arm_timer(struct sim_connector *sc, struct wl_event_source **timer,
+		wl_event_loop_timer_func_t func, int delay_ms) {
+	if (*timer == NULL) {
+		*timer = wl_event_loop_add_timer(sc->sim->manager->event_loop, func, sc);
+		if (*timer == NULL) {
+			sim_log(sc, LG_ERROR, "failed to create a timer");
+			return;
+		}
+	}
+	wl_event_source_timer_update(*timer, delay_ms);
+}
+
+static void remove_timer(struct wl_event_source **timer) {
+	if (*timer != NULL) {
+		wl_event_source_remove(*timer);
+		*timer = NULL;
+	}
+}
+
+static void disarm_timer(struct wl_event_source *timer) {
+	if (timer != NULL) {
+		wl_event_source_timer_update(timer, 0);
+	}
+}
+
 static int handle_hotplug_timer(void *data) {
 	struct sim_connector *sc = data;
-	lg_log(LG_INFO, "sim: %s: uevent HOTPLUG=1 CONNECTOR=%" PRIu32,
-		sc->conn->name, sc->conn->id);
+	sim_log(sc, LG_INFO, "link-status %s, uevent HOTPLUG=1 "
+		"CONNECTOR=%" PRIu32, lg_link_status_name(sc->link.status), sc->conn->id);
 	lg_connector_hotplug(sc->conn);
 	return 0;
 }
 
-/* Like the kernel's worker, the uevent arrives from the event loop later. */
-static void raise_hotplug(struct sim_connector *sc) {
-	if (sc->hotplug_timer == NULL) {
-		sc->hotplug_timer = wl_event_loop_add_timer(sc->sim->manager->event_loop,
-			handle_hotplug_timer, sc);
-		if (sc->hotplug_timer == NULL) {
-			lg_log(LG_ERROR, "sim: failed to create a timer");
-			return;
-		}
-	}
-	wl_event_source_timer_update(sc->hotplug_timer, HOTPLUG_DELAY_MS);
+static void handle_train_result(struct sim_connector *sc,
+		enum sim_train_result result);
+
+static int handle_retry_timer(void *data) {
+	struct sim_connector *sc = data;
+	handle_train_result(sc, sim_link_retry(&sc->link));
+	return 0;
 }
 
 static void handle_train_result(struct sim_connector *sc,
 		enum sim_train_result result) {
-	if (result == SIM_LOWERED || result == SIM_REJECTED) {
-		raise_hotplug(sc);
+	switch (result) {
+	case SIM_RETRY:
+		arm_timer(sc, &sc->retry_timer, handle_retry_timer, RETRY_DELAY_MS);
+		break;
+	case SIM_LOWERED:
+	case SIM_REJECTED:
+		arm_timer(sc, &sc->hotplug_timer, handle_hotplug_timer,
+			HOTPLUG_DELAY_MS);
+		break;
+	case SIM_UNCHANGED:
+	case SIM_TRAINED:
+	case SIM_SILENT:
+		break;
 	}
 }
 
@@ -116,9 +167,8 @@ static bool sim_get_link_params(struct lg_connector *conn,
 
 static void sim_connector_destroy(struct lg_connector *conn) {
 	struct sim_connector *sc = sim_connector_from_conn(conn);
-	if (sc->hotplug_timer != NULL) {
-		wl_event_source_remove(sc->hotplug_timer);
-	}
+	remove_timer(&sc->hotplug_timer);
+	remove_timer(&sc->retry_timer);
 	wl_list_remove(&sc->link_entry);
 	free(sc);
 }
@@ -166,47 +216,68 @@ static void plug(struct sim *sim, const struct sim_step *step) {
 	if (sc == NULL) {
 		sc = create_connector(sim, step->connector);
 	}
-	if (sc == NULL || sc->link.sink != NULL || sim->headless == NULL) {
-		lg_log(LG_ERROR, "sim: cannot plug %s", step->connector);
+	if (sc == NULL || sim->headless == NULL) {
+		lg_log(LG_ERROR, "sim: %s: cannot plug: %s", step->connector,
+			sc == NULL ? "out of memory" : "the headless backend is gone");
 		return;
 	}
-	lg_log(LG_INFO, "sim: %s: plug %s", step->connector, step->sink->description);
+	if (sc->link.sink != NULL) {
+		sim_log(sc, LG_ERROR, "already plugged, step skipped");
+		return;
+	}
 	if (step->verb == SIM_PLUG) {
 		sc->link.source = step->params;
 	}
 	sim_link_plug(&sc->link, step->sink);
+	char params[32];
+	sim_log(sc, LG_INFO, "plug %s; link up to %s",
+		step->sink->description,
+		dp_link_format(&sc->link.max, params, sizeof(params)));
 	lg_connector_set_connected(sc->conn, true);
 
-	const struct lg_mode *preferred = &step->sink->modes[0];
+	// Bound to the connector in handle_new_output, from inside this call.
+	const struct lg_mode *preferred = sim_sink_preferred(step->sink);
 	sim->plugging = sc;
 	wlr_headless_add_output(sim->headless, preferred->width, preferred->height);
 	sim->plugging = NULL;
 }
 
 static void unplug(struct sim_connector *sc) {
-	lg_log(LG_INFO, "sim: %s: unplug", sc->conn->name);
+	sim_log(sc, LG_INFO, "unplug");
 	sim_link_unplug(&sc->link);
-	if (sc->hotplug_timer != NULL) {
-		wl_event_source_timer_update(sc->hotplug_timer, 0);
-	}
+	disarm_timer(sc->hotplug_timer);
+	disarm_timer(sc->retry_timer);
 	lg_connector_set_connected(sc->conn, false);
-	// As wlroots' DRM backend does on unplug.
-	wlr_output_destroy(sc->conn->output);
+	// As wlroots' DRM backend does on unplug; the core clears conn->output.
+	if (sc->conn->output != NULL) {
+		wlr_output_destroy(sc->conn->output);
+	}
+}
+
+static void set_cable(struct sim_connector *sc, const struct lg_link_params *cable) {
+	char buf[32];
+	sim_log(sc, LG_INFO, "cable now holds %s",
+		dp_link_format(cable, buf, sizeof(buf)));
+	handle_train_result(sc, sim_link_set_cable(&sc->link, cable));
 }
 
 static void run_step(struct sim *sim, const struct sim_step *step) {
+	if (step->verb == SIM_END) {
+		return;
+	}
+	if (step->verb == SIM_PLUG) {
+		plug(sim, step);
+		return;
+	}
 	struct sim_connector *sc = find_connector(sim, step->connector);
 	// The cable is there with or without a sink; the rest needs one.
 	bool needs_sink = step->verb == SIM_UNPLUG || step->verb == SIM_SWAP ||
 		step->verb == SIM_GLITCH;
-	if (needs_sink && (sc == NULL || sc->link.sink == NULL)) {
+	if (sc == NULL || (needs_sink && sc->link.sink == NULL)) {
 		lg_log(LG_INFO, "sim: %s: not plugged, step skipped", step->connector);
 		return;
 	}
 	switch (step->verb) {
-	case SIM_PLUG:
-		plug(sim, step);
-		break;
 	case SIM_UNPLUG:
 		unplug(sc);
 		break;
@@ -216,21 +287,20 @@ static void run_step(struct sim *sim, const struct sim_step *step) {
 		break;
 	case SIM_CABLE:
 	case SIM_HEAL:
-		lg_log(LG_INFO, "sim: %s: cable now holds %s x%" PRIu32, sc->conn->name,
-			step->params.rate_mbps ? dp_rate_name(step->params.rate_mbps) : "any",
-			step->params.lanes ? step->params.lanes : 4);
-		handle_train_result(sc, sim_link_set_cable(&sc->link, &step->params));
+		set_cable(sc, &step->params);
 		break;
 	case SIM_GLITCH:
 		if (sim_link_glitch(&sc->link)) {
-			raise_hotplug(sc);
+			arm_timer(sc, &sc->hotplug_timer, handle_hotplug_timer,
+				HOTPLUG_DELAY_MS);
 		}
 		break;
 	case SIM_REJECT:
-		lg_log(LG_INFO, "sim: %s: the kernel %s every mode", sc->conn->name,
+		sim_log(sc, LG_INFO, "the kernel %s every mode",
 			step->on ? "now refuses" : "accepts again");
 		sc->link.reject_all = step->on;
 		break;
+	case SIM_PLUG:
 	case SIM_END:
 		break;
 	}
@@ -269,24 +339,38 @@ static void schedule_next_step(struct sim *sim) {
 	wl_event_source_timer_update(sim->step_timer, at > now ? (int)(at - now) : 1);
 }
 
+static bool scenario_running(const struct sim *sim) {
+	return sim->step_timer != NULL && sim->next_step < sim->scenario.len;
+}
+
 bool lg_sim_load_scenario(struct lg_sim *base, const char *path) {
 	struct sim *sim = wl_container_of(base, sim, base);
-	if (sim->step_timer != NULL) {
-		lg_log(LG_ERROR, "sim: %s: a scenario is already loaded", path);
+	if (scenario_running(sim)) {
+		lg_log(LG_ERROR, "sim: %s: another scenario is still running", path);
 		return false;
 	}
+	if (sim->headless == NULL) {
+		lg_log(LG_ERROR, "sim: %s: the headless backend is gone", path);
+		return false;
+	}
+	// Parsed whole before anything is scheduled: a bad file changes nothing.
 	struct sim_scenario scenario;
 	if (!sim_scenario_load(path, &scenario)) {
 		return false;
 	}
-	sim->step_timer = wl_event_loop_add_timer(sim->manager->event_loop,
-		handle_step_timer, sim);
 	if (sim->step_timer == NULL) {
+		sim->step_timer = wl_event_loop_add_timer(sim->manager->event_loop,
+			handle_step_timer, sim);
+	}
+	if (sim->step_timer == NULL) {
+		lg_log(LG_ERROR, "sim: %s: failed to create a timer", path);
 		sim_scenario_finish(&scenario);
 		return false;
 	}
 	lg_log(LG_INFO, "sim: scenario %s: %zu steps", path, scenario.len);
+	sim_scenario_finish(&sim->scenario);
 	sim->scenario = scenario;
+	sim->next_step = 0;
 	sim->start_ms = now_ms();
 	schedule_next_step(sim);
 	return true;
@@ -305,6 +389,16 @@ static void handle_new_output(struct wl_listener *listener, void *data) {
 	lg_connector_set_output(sc->conn, output);
 }
 
+/* Removes every timer: the scenario's and the kernel workers'. */
+static void remove_timers(struct sim *sim) {
+	remove_timer(&sim->step_timer);
+	struct sim_connector *sc;
+	wl_list_for_each(sc, &sim->connectors, link_entry) {
+		remove_timer(&sc->hotplug_timer);
+		remove_timer(&sc->retry_timer);
+	}
+}
+
 static void detach_backend(struct sim *sim) {
 	wl_list_remove(&sim->new_output.link);
 	wl_list_remove(&sim->backend_destroy.link);
@@ -313,9 +407,16 @@ static void detach_backend(struct sim *sim) {
 	sim->headless = NULL;
 }
 
+/*
+ * The outputs went with the backend (the core saw their destroy); the
+ * connectors stay with the manager until the sim is destroyed. Nothing is
+ * left to drive: stop the scenario and the kernel's workers.
+ */
 static void handle_backend_destroy(struct wl_listener *listener, void *data) {
 	struct sim *sim = wl_container_of(listener, sim, backend_destroy);
+	lg_log(LG_INFO, "sim: the headless backend is gone; scenario stopped");
 	detach_backend(sim);
+	remove_timers(sim);
 }
 
 static void handle_manager_destroy(struct wl_listener *listener, void *data) {
@@ -343,6 +444,7 @@ struct lg_sim *lg_sim_create(struct lg_manager *manager, struct wlr_backend *bac
 	}
 	struct sim *sim = calloc(1, sizeof(*sim));
 	if (sim == NULL) {
+		lg_log(LG_ERROR, "sim: out of memory");
 		return NULL;
 	}
 	sim->manager = manager;
@@ -373,9 +475,7 @@ void lg_sim_destroy(struct lg_sim *base) {
 	wl_signal_emit_mutable(&sim->base.events.destroy, &sim->base);
 	detach_backend(sim);
 	wl_list_remove(&sim->manager_destroy.link);
-	if (sim->step_timer != NULL) {
-		wl_event_source_remove(sim->step_timer);
-	}
+	remove_timers(sim);
 	struct sim_connector *sc, *tmp;
 	wl_list_for_each_safe(sc, tmp, &sim->connectors, link_entry) {
 		lg_connector_destroy(sc->conn);

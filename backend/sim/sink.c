@@ -37,6 +37,15 @@ static const struct lg_mode fhd_modes[] = {
 	MODE(640, 480, 59940, 25175, false),
 };
 
+/* CVT-RB2 clocks: 8K60 needs UHBR, and still fits UHBR10 x4 at 18 bpp. */
+static const struct lg_mode uhd8k_modes[] = {
+	MODE(7680, 4320, 60000, 2068301, true),
+	MODE(7680, 4320, 30000, 1019897, false),
+	MODE(3840, 2160, 120000, 1075805, false),
+	MODE(3840, 2160, 60000, 533250, false),
+	MODE(1920, 1080, 60000, 148500, false),
+};
+
 #define N(modes) (sizeof(modes) / sizeof(modes[0]))
 
 static const struct sim_sink sinks[] = {
@@ -46,6 +55,8 @@ static const struct sim_sink sinks[] = {
 		4, DP_RATE_HBR2, 8, qhd144_modes, N(qhd144_modes) },
 	{ "1080p60-rbr", "Simulated 1080p60 panel (DP, RBR x4)",
 		4, DP_RATE_RBR, 8, fhd_modes, N(fhd_modes) },
+	{ "uhbr-8k", "Simulated 8K60 monitor (DP 2.1, UHBR20 x4)",
+		4, DP_RATE_UHBR20, 10, uhd8k_modes, N(uhd8k_modes) },
 };
 
 const struct sim_sink *sim_sink_find(const char *name) {
@@ -55,4 +66,13 @@ const struct sim_sink *sim_sink_find(const char *name) {
 		}
 	}
 	return NULL;
+}
+
+const struct lg_mode *sim_sink_preferred(const struct sim_sink *sink) {
+	for (size_t i = 0; i < sink->n_modes; i++) {
+		if (sink->modes[i].preferred) {
+			return &sink->modes[i];
+		}
+	}
+	return &sink->modes[0];
 }

@@ -1,12 +1,21 @@
 #ifndef SIM_DP_H
 #define SIM_DP_H
 
+/*
+ * DisplayPort link bandwidth, in integers. Per-lane rates in Mbit/s:
+ * RBR 1620, HBR 2700, HBR2 5400, HBR3 8100 with 8b/10b channel coding (80 %
+ * payload); UHBR10, UHBR13.5, UHBR20 with 128b/132b (128/132 = 96.97 %
+ * payload; DESIGN.md rounds it to "about 96.7 %", we use the exact ratio).
+ * A mode fits a link when clock_khz * bpp <= lanes * rate * efficiency.
+ */
+
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linkguard/link.h>
 #include <linkguard/mode.h>
 
-/* i915 validates modes at its minimum output bpp: 6 bpc RGB. */
+/* i915 validates (prunes) modes at its minimum output bpp: 6 bpc RGB. */
 #define DP_MIN_BPP 18
 
 #define DP_RATE_RBR 1620
@@ -22,17 +31,28 @@ uint64_t dp_link_payload_kbps(const struct lg_link_params *link);
 /* Whether mode fits the link at bpp bits per pixel. */
 bool dp_mode_fits(const struct lg_mode *mode, uint32_t bpp,
 	const struct lg_link_params *link);
+/* Whether the kernel lists mode on this link: it fits at DP_MIN_BPP. */
+bool dp_mode_valid(const struct lg_mode *mode, const struct lg_link_params *link);
 /* The highest bpp from max_bpc * 3 down to DP_MIN_BPP that fits; 0 if none. */
 uint32_t dp_max_bpp(const struct lg_mode *mode, uint32_t max_bpc,
 	const struct lg_link_params *link);
 /*
  * The next lower link after a failed training, as i915 does: a lower rate at
- * the same lane count; at the lowest rate, max_rate with half the lanes.
- * Returns false at RBR x1, where nothing can be lowered.
+ * the same lane count; at the lowest rate, max_rate_mbps (the lower of the
+ * source's and the sink's maximum) with half the lanes. Returns false at
+ * RBR x1, where nothing can be lowered.
  */
 bool dp_link_lower(struct lg_link_params *link, uint32_t max_rate_mbps);
 
+/* "rbr", "hbr", "hbr2", "hbr3", "uhbr10", "uhbr13.5", "uhbr20" (any case). */
 bool dp_rate_parse(const char *name, uint32_t *rate_mbps);
+/* The lower-case name dp_rate_parse() takes, or "?". */
 const char *dp_rate_name(uint32_t rate_mbps);
+/*
+ * Formats a link for logs: "HBR2 x4"; a zero lane count or rate (a cable's
+ * "no limit") is left out or shown as "any rate". Returns buf.
+ */
+const char *dp_link_format(const struct lg_link_params *link, char *buf,
+	size_t size);
 
 #endif

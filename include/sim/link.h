@@ -2,6 +2,8 @@
 #define SIM_LINK_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <linkguard/link.h>
 #include <linkguard/mode.h>
 #include <sim/sink.h>
@@ -10,37 +12,47 @@
  * One connector's DisplayPort link as the kernel (i915) runs it: the sink,
  * the source's limit, a cable that trains up to some rate and lane count,
  * and the link parameters the kernel currently allows. Pure: no event loop,
- * no wlroots, so that it can be tested on its own.
+ * no wlroots, so that it can be tested on its own. The caller (sim.c) turns
+ * the results into timers: SIM_RETRY into a sim_link_retry() soon after,
+ * SIM_LOWERED and SIM_REJECTED into a hotplug event.
  */
 struct sim_link {
 	const char *name; // for logs
 	const struct sim_sink *sink; // NULL while unplugged
-	struct lg_link_params source; // the source's maximum
-	struct lg_link_params cable; // what trains; 0 = no limit
+	struct lg_link_params source; // the source's maximum; 0 = no limit
+	struct lg_link_params cable; // the most that trains; 0 = no limit
 	struct lg_link_params max; // what the kernel allows now
 	enum lg_link_status status;
-	bool trained;
+	bool trained; // the link carries pixels
+	bool retry_pending; // the kernel retries at the same parameters
+	uint32_t failures; // consecutive failed trainings at max
 	bool retrain_disabled; // nothing left to lower: dark and silent
 	bool reject_all; // fault injection: the atomic check refuses every mode
 	struct lg_mode mode; // the mode trained last
 };
 
 enum sim_train_result {
-	SIM_TRAINED,
-	SIM_LOWERED, // BAD: the caller raises a hotplug
-	SIM_REJECTED, // the mode does not fit: BAD without lowering
-	SIM_SILENT, // i915's retrain_disabled: no BAD, no uevent
+	SIM_UNCHANGED, // nothing trained (not running, or the cable holds)
+	SIM_TRAINED, // link-status GOOD
+	SIM_RETRY, // the first failure: the kernel retries, no BAD yet
+	SIM_LOWERED, // the second failure: lowered, pruned, BAD; hotplug
+	SIM_REJECTED, // the mode does not fit the link: BAD; hotplug
+	SIM_SILENT, // i915's retrain_disabled: dark, no BAD, no uevent
 };
 
+/* A sink appears: the link starts at min(source, sink) (a long HPD pulse). */
 void sim_link_plug(struct sim_link *link, const struct sim_sink *sink);
 void sim_link_unplug(struct sim_link *link);
-/* The modes a forced probe reports: the sink's, pruned at DP_MIN_BPP. */
+/* The modes a forced probe reports: the sink's that fit max at DP_MIN_BPP. */
 bool sim_link_probe(const struct sim_link *link, struct lg_mode_list *modes);
+size_t sim_link_count_modes(const struct sim_link *link);
 /* What the kernel's atomic check says of mode on the link as it is. */
 bool sim_link_mode_valid(const struct sim_link *link, const struct lg_mode *mode);
-/* A modeset: link training at the current maximum parameters. */
+/* A modeset (committed with link-status GOOD): training at max. */
 enum sim_train_result sim_link_train(struct sim_link *link,
 	const struct lg_mode *mode);
+/* The kernel's own retry after SIM_RETRY; SIM_UNCHANGED if none is due. */
+enum sim_train_result sim_link_retry(struct sim_link *link);
 /* The cable changed; a running link it can't hold retrains (and may lower). */
 enum sim_train_result sim_link_set_cable(struct sim_link *link,
 	const struct lg_link_params *cable);

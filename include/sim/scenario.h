@@ -2,23 +2,26 @@
 #define SIM_SCENARIO_H
 
 /*
- * Scenario files drive the simulated link. One step per line:
+ * Scenario files drive the simulated link. One step per line; '#' starts a
+ * comment, blank lines are fine:
  *
- *   # comment                          blank lines are fine too
- *   <time> plug   <conn> <sink> [source=<rate>x<lanes>]
+ *   <time> plug   <conn> <sink> [source=<rate>x<lanes>]  a sink appears
  *   <time> unplug <conn>
- *   <time> cable  <conn> <rate>|any [lanes=<n>]   the cable's limit
- *   <time> heal   <conn>               the cable holds anything again
- *   <time> flap   <conn> <count> <interval>       count link glitches
- *   <time> swap   <conn> <sink>        another monitor on the same connector
- *   <time> reject <conn> on|off        fault: the kernel refuses every mode
- *   <time> end                         the scenario is over
+ *   <time> cable  <conn> <rate>|any [lanes=<n>]   the most the cable trains
+ *   <time> heal   <conn>                          the cable holds anything
+ *   <time> flap   <conn> <count> <interval>       count glitches, apart
+ *   <time> swap   <conn> <sink>                   unplug + plug another sink
+ *   <time> reject <conn> on|off                   the kernel refuses any mode
+ *   <time> end                                    scenario_done fires here
  *
- * Times count from when the scenario is loaded: "1500", "1500ms" or "1.5s",
- * never decreasing from line to line (a flap's later glitches may interleave
- * with the lines after it). Sinks: 4k60, 1440p144, 1080p60-rbr. Rates: rbr, hbr,
- * hbr2, hbr3, uhbr10, uhbr13.5, uhbr20. A connector must be plugged before
- * any other step names it.
+ * Times count from when the scenario is loaded and never decrease from line
+ * to line: "1500" or "1500ms" (milliseconds), "2s" or "1.5s" (seconds, up to
+ * three decimals). A flap's later glitches may interleave with the lines
+ * after it. Sinks: 4k60, 1440p144, 1080p60-rbr, uhbr-8k. Rates: rbr, hbr,
+ * hbr2, hbr3, uhbr10, uhbr13.5, uhbr20; lanes 1, 2 or 4. The source limit
+ * defaults to UHBR20 x4. A connector must be plugged on an earlier line
+ * before any other verb names it. A file with any error is rejected whole:
+ * "file:line: reason" is logged and nothing of it is scheduled.
  */
 
 #include <stdbool.h>
