@@ -253,7 +253,10 @@ static void recover(struct lg_connector *conn) {
 	}
 
 	if (!connector_probe(conn)) {
-		fail(conn, "forced probe failed");
+		// A sink that left during the probe is an unplug, not a failure.
+		if (conn->connected) {
+			fail(conn, "forced probe failed");
+		}
 		return;
 	}
 	lg_conn_log(conn, LG_INFO, "forced probe: %zu modes remain", conn->modes.len);

@@ -1,7 +1,9 @@
 #ifndef LINKGUARD_LOG_H
 #define LINKGUARD_LOG_H
 
+#include <errno.h>
 #include <stdarg.h>
+#include <string.h>
 
 enum lg_log_importance {
 	LG_SILENT = 0,

@@ -24,9 +24,19 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	struct harness_output *ho = wl_container_of(listener, ho, commit);
 	const struct wlr_output_event_commit *event = data;
 	// A same-mode retrain commits no changed field, but is a modeset.
-	if (event->state->allow_reconfiguration) {
-		ho->h->modesets++;
+	if (!event->state->allow_reconfiguration) {
+		return;
 	}
+	struct harness *h = ho->h;
+	if (h->modesets < HARNESS_MAX_EVENTS) {
+		struct harness_commit *commit = &h->commits[h->modesets];
+		commit->output = ho->output;
+		commit->enabled = ho->output->enabled;
+		commit->width = ho->output->width;
+		commit->height = ho->output->height;
+		commit->refresh_mhz = ho->output->refresh;
+	}
+	h->modesets++;
 }
 
 static void handle_output_destroy(struct wl_listener *listener, void *data) {
@@ -119,7 +129,7 @@ static void handle_scenario_done(struct wl_listener *listener, void *data) {
 	h->scenario_done = true;
 }
 
-bool harness_init(struct harness *h, const struct lg_options *options) {
+bool harness_init_headless(struct harness *h, const struct lg_options *options) {
 	*h = (struct harness){0};
 	wlr_log_init(WLR_ERROR, NULL);
 	lg_log_init(LG_DEBUG, NULL);
@@ -150,15 +160,22 @@ bool harness_init(struct harness *h, const struct lg_options *options) {
 	h->failed.notify = handle_failed;
 	wl_signal_add(&h->manager->events.failed, &h->failed);
 
+	h->new_output.notify = handle_new_output;
+	wl_signal_add(&h->backend->events.new_output, &h->new_output);
+	wl_list_init(&h->scenario_done_listener.link);
+	return true;
+}
+
+bool harness_init(struct harness *h, const struct lg_options *options) {
+	if (!harness_init_headless(h, options)) {
+		return false;
+	}
 	h->sim = lg_sim_create(h->manager, h->backend);
 	if (h->sim == NULL) {
 		return false;
 	}
 	h->scenario_done_listener.notify = handle_scenario_done;
 	wl_signal_add(&h->sim->events.scenario_done, &h->scenario_done_listener);
-
-	h->new_output.notify = handle_new_output;
-	wl_signal_add(&h->backend->events.new_output, &h->new_output);
 	return wlr_backend_start(h->backend);
 }
 
@@ -217,6 +234,13 @@ bool harness_run(struct harness *h, const char *scenario, int linger_ms) {
 	}
 	fprintf(stderr, "scenario timed out\n");
 	return false;
+}
+
+void harness_dispatch_for(struct harness *h, int ms) {
+	const uint64_t until = now_ms() + (uint64_t)ms;
+	while (now_ms() < until) {
+		wl_event_loop_dispatch(h->loop, 10);
+	}
 }
 
 struct harness_connector *harness_connector(struct harness *h, const char *name) {

@@ -9,8 +9,11 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <wayland-server-core.h>
 #include <linkguard/manager.h>
+
+struct wlr_output;
 
 #define HARNESS_MAX_EVENTS 64
 
@@ -21,6 +24,13 @@ struct harness_connector {
 	struct wl_listener state_change;
 	struct wl_listener destroy;
 	struct wl_list link;
+};
+
+/* A commit that set a mode or enabled an output, and what it left. */
+struct harness_commit {
+	struct wlr_output *output;
+	bool enabled;
+	int32_t width, height, refresh_mhz;
 };
 
 struct harness {
@@ -35,6 +45,7 @@ struct harness {
 
 	int outputs_created, outputs_destroyed;
 	int modesets; // commits that set a mode or enabled an output
+	struct harness_commit commits[HARNESS_MAX_EVENTS]; // the first modesets
 	struct lg_fallback fallbacks[HARNESS_MAX_EVENTS];
 	int n_fallbacks, n_restored, n_failed;
 
@@ -51,12 +62,19 @@ struct harness {
 
 /* options may be NULL: fast test defaults (100 ms settle, flap 3 in 3 s). */
 bool harness_init(struct harness *h, const struct lg_options *options);
+/*
+ * The same without the sim and not started: for tests that bring their own
+ * source of link events, then call wlr_backend_start(h->backend).
+ */
+bool harness_init_headless(struct harness *h, const struct lg_options *options);
 void harness_finish(struct harness *h);
 /*
  * Loads the scenario text and runs the event loop until the scenario is done
  * and then linger_ms more. Returns false on a parse error or a timeout.
  */
 bool harness_run(struct harness *h, const char *scenario, int linger_ms);
+/* Runs the event loop for ms milliseconds. */
+void harness_dispatch_for(struct harness *h, int ms);
 struct harness_connector *harness_connector(struct harness *h, const char *name);
 /* Whether the connector went through exactly these states, in order. */
 bool harness_states_were(struct harness_connector *hc,

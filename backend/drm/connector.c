@@ -1,0 +1,229 @@
+/*
+ * One DRM connector behind an lg_connector: link-status and mode lists read
+ * through the kms seam, the kernel's exact timings committed through
+ * wlroots, and the classification of every output destroy.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <wlr/backend/session.h>
+#include <wlr/types/wlr_output.h>
+#include <linkguard/backend.h>
+#include <linkguard/log.h>
+#include <kms/device.h>
+
+#define drm_log(dc, importance, fmt, ...) \
+	lg_log(importance, "drm: %s: " fmt, (dc)->conn->name, ##__VA_ARGS__)
+
+static struct drm_connector *drm_connector_from_conn(struct lg_connector *conn) {
+	return conn->data;
+}
+
+static struct lg_mode mode_from_info(const drmModeModeInfo *info) {
+	return (struct lg_mode){
+		.width = info->hdisplay,
+		.height = info->vdisplay,
+		.refresh_mhz = kms_mode_refresh_mhz(info),
+		.clock_khz = info->clock,
+		.preferred = info->type & DRM_MODE_TYPE_PREFERRED,
+		.interlaced = info->flags & DRM_MODE_FLAG_INTERLACE,
+	};
+}
+
+/* The kernel timings behind mode, from the last list the kernel gave. */
+static const drmModeModeInfo *find_info(const struct drm_connector *dc,
+		const struct lg_mode *mode) {
+	for (size_t i = 0; i < dc->kms_modes.len; i++) {
+		struct lg_mode m = mode_from_info(&dc->kms_modes.modes[i]);
+		if (lg_mode_equal(&m, mode)) {
+			return &dc->kms_modes.modes[i];
+		}
+	}
+	return NULL;
+}
+
+static bool read_state(struct drm_connector *dc, struct kms_connector_state *state) {
+	const struct drm_device *device = dc->device;
+	if (!device->kms->read(device->kms_data, dc->id, state)) {
+		drm_log(dc, LG_ERROR, "cannot read connector %" PRIu32, dc->id);
+		return false;
+	}
+	return true;
+}
+
+static enum lg_link_status drm_get_link_status(struct lg_connector *conn) {
+	struct drm_connector *dc = drm_connector_from_conn(conn);
+	struct kms_connector_state state;
+	if (!read_state(dc, &state) || !state.has_link_status) {
+		return LG_LINK_STATUS_GOOD;
+	}
+	return state.link_status;
+}
+
+static bool drm_probe(struct lg_connector *conn, struct lg_mode_list *modes) {
+	struct drm_connector *dc = drm_connector_from_conn(conn);
+	const struct drm_device *device = dc->device;
+	// wlroots probed it a moment ago (a new output): its list is current.
+	bool force = !dc->probed;
+	dc->probed = false;
+	bool connected = false;
+	struct kms_modes kms_modes = {0};
+	if (!device->kms->get_modes(device->kms_data, dc->id, force, &connected,
+			&kms_modes)) {
+		return false;
+	}
+	dc->forced_probes += force;
+	if (!connected) {
+		kms_modes_finish(&kms_modes);
+		drm_log(dc, LG_INFO, "disconnected when probed");
+		lg_connector_set_connected(conn, false);
+		return false;
+	}
+	lg_mode_list_clear(modes);
+	for (size_t i = 0; i < kms_modes.len; i++) {
+		struct lg_mode mode = mode_from_info(&kms_modes.modes[i]);
+		if (mode.width <= 0 || mode.height <= 0 || mode.refresh_mhz <= 0) {
+			drm_log(dc, LG_DEBUG, "mode %zu has no usable timings, skipped", i);
+			continue;
+		}
+		if (!lg_mode_list_append(modes, &mode)) {
+			kms_modes_finish(&kms_modes);
+			return false;
+		}
+	}
+	kms_modes_finish(&dc->kms_modes);
+	dc->kms_modes = kms_modes;
+	return true;
+}
+
+static bool drm_set_mode(struct lg_connector *conn, struct wlr_output_state *state,
+		const struct lg_mode *mode) {
+	struct drm_connector *dc = drm_connector_from_conn(conn);
+	const drmModeModeInfo *info = find_info(dc, mode);
+	if (info == NULL || conn->output == NULL) {
+		return false;
+	}
+	return dc->device->kms->set_mode(dc->device->kms_data, conn->output, state, info);
+}
+
+static bool drm_check_mode(struct lg_connector *conn, const struct lg_mode *mode) {
+	struct drm_connector *dc = drm_connector_from_conn(conn);
+	const drmModeModeInfo *info = find_info(dc, mode);
+	if (info == NULL || conn->output == NULL) {
+		return false;
+	}
+	return dc->device->kms->test_mode(dc->device->kms_data, conn->output, info);
+}
+
+static void drm_destroy(struct lg_connector *conn) {
+	struct drm_connector *dc = drm_connector_from_conn(conn);
+	wl_list_remove(&dc->output_destroy.link);
+	wl_list_remove(&dc->link);
+	kms_modes_finish(&dc->kms_modes);
+	free(dc);
+}
+
+static const struct lg_connector_impl drm_connector_impl = {
+	.get_link_status = drm_get_link_status,
+	.probe = drm_probe,
+	.set_mode = drm_set_mode,
+	.check_mode = drm_check_mode,
+	.destroy = drm_destroy,
+};
+
+static const char *destroy_cause_name(enum drm_destroy_cause cause) {
+	switch (cause) {
+	case DRM_DESTROY_UNPLUG:
+		return "unplugged";
+	case DRM_DESTROY_BAD_LINK:
+		return "bad link: wlroots recreates the output";
+	case DRM_DESTROY_INACTIVE:
+		return "session inactive";
+	case DRM_DESTROY_OTHER:
+		return "lease, compositor or shutdown";
+	}
+	return "?";
+}
+
+/*
+ * Only reads: a destroy handler must not modeset. A bad-link recreate keeps
+ * the connector's state; the new output gets it as the recommended state.
+ */
+static enum drm_destroy_cause classify_destroy(struct drm_connector *dc) {
+	struct wlr_session *session = dc->device->session;
+	if (session != NULL && !session->active) {
+		return DRM_DESTROY_INACTIVE;
+	}
+	struct kms_connector_state state;
+	if (!read_state(dc, &state) || !state.connected) {
+		return DRM_DESTROY_UNPLUG;
+	}
+	if (state.has_link_status && state.link_status == LG_LINK_STATUS_BAD) {
+		return DRM_DESTROY_BAD_LINK;
+	}
+	return DRM_DESTROY_OTHER;
+}
+
+static void handle_output_destroy(struct wl_listener *listener, void *data) {
+	struct drm_connector *dc = wl_container_of(listener, dc, output_destroy);
+	wl_list_remove(&dc->output_destroy.link);
+	wl_list_init(&dc->output_destroy.link);
+	dc->last_destroy = classify_destroy(dc);
+	drm_log(dc, LG_INFO, "output destroyed: %s",
+		destroy_cause_name(dc->last_destroy));
+	if (dc->last_destroy == DRM_DESTROY_UNPLUG) {
+		lg_connector_set_connected(dc->conn, false);
+	}
+}
+
+void drm_connector_set_output(struct drm_connector *dc, struct wlr_output *output) {
+	wl_list_remove(&dc->output_destroy.link);
+	dc->output_destroy.notify = handle_output_destroy;
+	wl_signal_add(&output->events.destroy, &dc->output_destroy);
+	dc->probed = true;
+	if (output->description != NULL) {
+		lg_connector_set_description(dc->conn, output->description);
+	}
+	lg_connector_set_connected(dc->conn, true);
+	lg_connector_set_output(dc->conn, output);
+}
+
+struct drm_connector *drm_connector_create(struct drm_device *device,
+		uint32_t id, struct wlr_output *output) {
+	struct drm_connector *dc = calloc(1, sizeof(*dc));
+	if (dc == NULL) {
+		lg_log(LG_ERROR, "drm: out of memory");
+		return NULL;
+	}
+	dc->device = device;
+	dc->id = id;
+	wl_list_init(&dc->output_destroy.link);
+	dc->conn = lg_connector_create(device->manager, &drm_connector_impl,
+		device->dev->dev, id, output->name);
+	if (dc->conn == NULL) {
+		free(dc);
+		return NULL;
+	}
+	dc->conn->data = dc;
+	wl_list_insert(device->connectors.prev, &dc->link);
+	return dc;
+}
+
+void drm_connector_check(struct drm_connector *dc) {
+	if (dc->conn->output == NULL) {
+		// wlroots' own scan creates the output of a new sink.
+		return;
+	}
+	struct kms_connector_state state;
+	if (!read_state(dc, &state)) {
+		return;
+	}
+	if (!state.connected) {
+		drm_log(dc, LG_INFO, "disconnected: wlroots removes the output");
+		return;
+	}
+	if (!state.has_link_status) {
+		drm_log(dc, LG_DEBUG, "no link-status property: nothing to watch");
+		return;
+	}
+	lg_connector_hotplug(dc->conn);
+}

@@ -1,0 +1,236 @@
+/*
+ * kms_impl on a real DRM device: libdrm on the fd wlroots' DRM backend
+ * opened. Reads only, and atomic checks through wlroots: the KMS state
+ * belongs to wlroots, so nothing here commits on the fd itself.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <wlr/backend/drm.h>
+#include <wlr/render/swapchain.h>
+#include <wlr/types/wlr_buffer.h>
+#include <wlr/types/wlr_output.h>
+#include <wlr/version.h>
+#include <xf86drm.h>
+#include <linkguard/log.h>
+#include <kms/kms.h>
+
+void kms_modes_finish(struct kms_modes *modes) {
+	free(modes->modes);
+	modes->modes = NULL;
+	modes->len = 0;
+}
+
+int32_t kms_mode_refresh_mhz(const drmModeModeInfo *info) {
+	if (info->htotal == 0 || info->vtotal == 0) {
+		return 0;
+	}
+	uint64_t refresh = ((uint64_t)info->clock * 1000000 / info->htotal +
+		info->vtotal / 2) / info->vtotal;
+	if (info->flags & DRM_MODE_FLAG_INTERLACE) {
+		refresh *= 2;
+	}
+	if (info->flags & DRM_MODE_FLAG_DBLSCAN) {
+		refresh /= 2;
+	}
+	if (info->vscan > 1) {
+		refresh /= info->vscan;
+	}
+	return refresh > INT32_MAX ? 0 : (int32_t)refresh;
+}
+
+/* Finds the id of the connector property called name, once per device. */
+static uint32_t find_prop(int fd, const drmModeConnector *conn,
+		const char *name, uint32_t *cached) {
+	if (*cached != 0) {
+		return *cached;
+	}
+	for (int i = 0; i < conn->count_props; i++) {
+		drmModePropertyRes *prop = drmModeGetProperty(fd, conn->props[i]);
+		if (prop == NULL) {
+			continue;
+		}
+		bool found = strcmp(prop->name, name) == 0;
+		drmModeFreeProperty(prop);
+		if (found) {
+			*cached = conn->props[i];
+			break;
+		}
+	}
+	return *cached;
+}
+
+static bool prop_value(const drmModeConnector *conn, uint32_t prop,
+		uint64_t *value) {
+	for (int i = 0; prop != 0 && i < conn->count_props; i++) {
+		if (conn->props[i] == prop) {
+			*value = conn->prop_values[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool libdrm_read(void *data, uint32_t conn_id,
+		struct kms_connector_state *state) {
+	struct kms_libdrm *kms = data;
+	drmModeConnector *conn = drmModeGetConnectorCurrent(kms->fd, conn_id);
+	if (conn == NULL) {
+		lg_log_errno(LG_ERROR, "drm: connector %u: cannot read it", conn_id);
+		return false;
+	}
+	uint64_t value = 0;
+	uint32_t prop = find_prop(kms->fd, conn, "link-status", &kms->link_status_prop);
+	*state = (struct kms_connector_state){
+		.connected = conn->connection == DRM_MODE_CONNECTED,
+		.has_link_status = prop_value(conn, prop, &value),
+		.link_status = value == DRM_MODE_LINK_STATUS_BAD ?
+			LG_LINK_STATUS_BAD : LG_LINK_STATUS_GOOD,
+	};
+	drmModeFreeConnector(conn);
+	return true;
+}
+
+static bool libdrm_get_modes(void *data, uint32_t conn_id, bool force,
+		bool *connected, struct kms_modes *modes) {
+	struct kms_libdrm *kms = data;
+	drmModeConnector *conn = force ? drmModeGetConnector(kms->fd, conn_id) :
+		drmModeGetConnectorCurrent(kms->fd, conn_id);
+	if (conn == NULL) {
+		lg_log_errno(LG_ERROR, "drm: connector %u: %s failed", conn_id,
+			force ? "forced probe" : "mode list read");
+		return false;
+	}
+	*connected = conn->connection == DRM_MODE_CONNECTED;
+	modes->len = 0;
+	modes->modes = NULL;
+	if (conn->count_modes > 0) {
+		modes->modes = calloc((size_t)conn->count_modes, sizeof(*modes->modes));
+		if (modes->modes == NULL) {
+			drmModeFreeConnector(conn);
+			return false;
+		}
+		memcpy(modes->modes, conn->modes,
+			(size_t)conn->count_modes * sizeof(*conn->modes));
+		modes->len = (size_t)conn->count_modes;
+	}
+	drmModeFreeConnector(conn);
+	return true;
+}
+
+static bool libdrm_get_edid(void *data, uint32_t conn_id, void **edid,
+		size_t *size) {
+	struct kms_libdrm *kms = data;
+	drmModeConnector *conn = drmModeGetConnectorCurrent(kms->fd, conn_id);
+	if (conn == NULL) {
+		return false;
+	}
+	uint64_t blob_id = 0;
+	uint32_t prop = find_prop(kms->fd, conn, "EDID", &kms->edid_prop);
+	bool has_blob = prop_value(conn, prop, &blob_id) && blob_id != 0;
+	drmModeFreeConnector(conn);
+	if (!has_blob) {
+		return false;
+	}
+	drmModePropertyBlobRes *blob = drmModeGetPropertyBlob(kms->fd, (uint32_t)blob_id);
+	if (blob == NULL) {
+		return false;
+	}
+	*edid = malloc(blob->length);
+	if (*edid != NULL) {
+		memcpy(*edid, blob->data, blob->length);
+		*size = blob->length;
+	}
+	drmModeFreePropertyBlob(blob);
+	return *edid != NULL;
+}
+
+static uint32_t libdrm_output_connector_id(void *data, struct wlr_output *output) {
+	struct kms_libdrm *kms = data;
+	if (!wlr_output_is_drm(output) || output->backend != kms->backend) {
+		return 0;
+	}
+	return wlr_drm_connector_get_id(output);
+}
+
+/* The same timings: the name, type and vrefresh fields are derived. */
+static bool same_timings(const drmModeModeInfo *a, const drmModeModeInfo *b) {
+	return a->clock == b->clock && a->hdisplay == b->hdisplay &&
+		a->hsync_start == b->hsync_start && a->hsync_end == b->hsync_end &&
+		a->htotal == b->htotal && a->hskew == b->hskew &&
+		a->vdisplay == b->vdisplay && a->vsync_start == b->vsync_start &&
+		a->vsync_end == b->vsync_end && a->vtotal == b->vtotal &&
+		a->vscan == b->vscan && a->flags == b->flags;
+}
+
+static struct wlr_output_mode *find_output_mode(struct wlr_output *output,
+		const drmModeModeInfo *info) {
+	struct wlr_output_mode *mode;
+	wl_list_for_each(mode, &output->modes, link) {
+		const drmModeModeInfo *mode_info = wlr_drm_mode_get_info(mode);
+		if (mode_info != NULL && same_timings(mode_info, info)) {
+			return mode;
+		}
+	}
+	return NULL;
+}
+
+static bool libdrm_set_mode(void *data, struct wlr_output *output,
+		struct wlr_output_state *state, const drmModeModeInfo *info) {
+	// The pruned list is a subset of what wlroots listed; a mode the
+	// kernel added since (a replug) is added with its exact timings.
+	struct wlr_output_mode *mode = find_output_mode(output, info);
+	if (mode == NULL) {
+		mode = wlr_drm_connector_add_mode(output, info);
+	}
+	if (mode == NULL) {
+		return false;
+	}
+	wlr_output_state_set_mode(state, mode);
+	return true;
+}
+
+static struct wlr_buffer *acquire_buffer(struct wlr_output *output) {
+#if WLR_VERSION_MINOR >= 19
+	return wlr_swapchain_acquire(output->swapchain);
+#else
+	return wlr_swapchain_acquire(output->swapchain, NULL);
+#endif
+}
+
+static bool libdrm_test_mode(void *data, struct wlr_output *output,
+		const drmModeModeInfo *info) {
+	struct wlr_output_state state;
+	wlr_output_state_init(&state);
+	wlr_output_state_set_enabled(&state, true);
+	bool ok = libdrm_set_mode(data, output, &state, info);
+	/*
+	 * wlroots drops an unchanged mode from a test and then has nothing to
+	 * ask the kernel. A buffer keeps the test a real atomic check, with
+	 * ALLOW_MODESET and link-status GOOD, of the link as it is now.
+	 */
+	struct wlr_buffer *buffer = NULL;
+	if (ok && output->current_mode != NULL &&
+			state.mode == output->current_mode &&
+			wlr_output_configure_primary_swapchain(output, &state,
+				&output->swapchain)) {
+		buffer = acquire_buffer(output);
+		if (buffer != NULL) {
+			wlr_output_state_set_buffer(&state, buffer);
+		}
+	}
+	ok = ok && wlr_output_test_state(output, &state);
+	wlr_output_state_finish(&state);
+	if (buffer != NULL) {
+		wlr_buffer_unlock(buffer);
+	}
+	return ok;
+}
+
+const struct kms_impl kms_libdrm_impl = {
+	.read = libdrm_read,
+	.get_modes = libdrm_get_modes,
+	.get_edid = libdrm_get_edid,
+	.output_connector_id = libdrm_output_connector_id,
+	.set_mode = libdrm_set_mode,
+	.test_mode = libdrm_test_mode,
+};

@@ -1,0 +1,73 @@
+#ifndef KMS_DEVICE_H
+#define KMS_DEVICE_H
+
+/*
+ * One DRM device (a GPU) as backend/drm watches it: its session device's
+ * hotplug events, its backend's new outputs, and one drm_connector per
+ * connector an output was seen on. lg_drm makes one per DRM backend; the
+ * tests make one on a fake wlr_device and replayed kms_impl.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-server-core.h>
+#include <kms/kms.h>
+
+struct lg_manager;
+struct lg_connector;
+struct wlr_backend;
+struct wlr_device;
+struct wlr_output;
+struct wlr_session;
+
+/* Why wlroots destroyed a connector's output. */
+enum drm_destroy_cause {
+	DRM_DESTROY_UNPLUG, // the sink left
+	DRM_DESTROY_BAD_LINK, // wlroots' answer to BAD: a new output follows
+	DRM_DESTROY_INACTIVE, // VT switch (wlroots 0.19+)
+	DRM_DESTROY_OTHER, // a lease, the compositor, shutdown
+};
+
+struct drm_device {
+	struct lg_manager *manager;
+	struct wlr_session *session; // NULL: treated as always active
+	struct wlr_device *dev;
+	struct wlr_backend *backend; // emits this device's new outputs
+	const struct kms_impl *kms;
+	void *kms_data;
+	struct wl_list connectors; // drm_connector.link
+
+	struct wl_listener change;
+	struct wl_listener new_output;
+	struct wl_listener session_active;
+};
+
+struct drm_connector {
+	struct drm_device *device;
+	struct lg_connector *conn;
+	uint32_t id;
+	struct kms_modes kms_modes; // the last list, as the kernel gave it
+	bool probed; // wlroots probed the connector just now: no second probe
+	uint32_t forced_probes; // DDC/AUX reads we caused, for tests and bench
+	enum drm_destroy_cause last_destroy;
+	struct wl_listener output_destroy;
+	struct wl_list link; // drm_device.connectors
+};
+
+/* backend may be a DRM backend or, in tests, any backend kms knows. */
+struct drm_device *drm_device_create(struct lg_manager *manager,
+	struct wlr_session *session, struct wlr_device *dev,
+	struct wlr_backend *backend, const struct kms_impl *kms, void *kms_data);
+void drm_device_destroy(struct drm_device *device);
+struct drm_connector *drm_device_find_connector(struct drm_device *device,
+	uint32_t id);
+
+/* connector.c */
+struct drm_connector *drm_connector_create(struct drm_device *device,
+	uint32_t id, struct wlr_output *output);
+/* Binds a new output of this connector (after a replug or a recreate). */
+void drm_connector_set_output(struct drm_connector *dc, struct wlr_output *output);
+/* Answers a hotplug event naming this connector (or a bare one). */
+void drm_connector_check(struct drm_connector *dc);
+
+#endif

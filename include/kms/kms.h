@@ -1,0 +1,73 @@
+#ifndef KMS_KMS_H
+#define KMS_KMS_H
+
+/*
+ * The one seam between backend/drm and the kernel: every libdrm call the
+ * DRM backend makes, and the few wlroots calls that only work on DRM
+ * outputs, go through a kms_impl. backend/drm/kms.c implements it on
+ * wlroots' DRM fd; the tests replay what real kernels report through it.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <xf86drmMode.h>
+#include <linkguard/link.h>
+
+struct wlr_backend;
+struct wlr_output;
+struct wlr_output_state;
+
+/* A connector as the kernel last saw it, without probing it again. */
+struct kms_connector_state {
+	bool connected;
+	bool has_link_status; // the connector has a link-status property
+	enum lg_link_status link_status;
+};
+
+/* A connector's mode list (kernel timings, in the kernel's order). */
+struct kms_modes {
+	drmModeModeInfo *modes;
+	size_t len;
+};
+
+struct kms_impl {
+	/* The cached state: drmModeGetConnectorCurrent and its properties. */
+	bool (*read)(void *data, uint32_t conn_id, struct kms_connector_state *state);
+	/*
+	 * The connector's modes. force: a forced probe (drmModeGetConnector:
+	 * DDC/AUX reads, and what prunes modes after a link fallback); else the
+	 * list as the last probe left it. *connected is what that probe saw.
+	 */
+	bool (*get_modes)(void *data, uint32_t conn_id, bool force,
+		bool *connected, struct kms_modes *modes);
+	/* The EDID blob (malloc'ed), or false when the connector has none. */
+	bool (*get_edid)(void *data, uint32_t conn_id, void **edid, size_t *size);
+	/* The DRM connector id of output when it is one of this device's, or 0. */
+	uint32_t (*output_connector_id)(void *data, struct wlr_output *output);
+	/* Puts the exact kernel timings into state as output's mode. */
+	bool (*set_mode)(void *data, struct wlr_output *output,
+		struct wlr_output_state *state, const drmModeModeInfo *info);
+	/*
+	 * The kernel's atomic check of info on output as the link is now, even
+	 * when info is the mode already running (wlroots skips the kernel for
+	 * an unchanged test).
+	 */
+	bool (*test_mode)(void *data, struct wlr_output *output,
+		const drmModeModeInfo *info);
+};
+
+void kms_modes_finish(struct kms_modes *modes);
+/* The kernel's drm_mode_vrefresh() in mHz; 0 for nonsensical timings. */
+int32_t kms_mode_refresh_mhz(const drmModeModeInfo *info);
+
+/* The libdrm implementation's data: one DRM device as wlroots opened it. */
+struct kms_libdrm {
+	int fd; // wlroots' fd: never closed, never committed on directly
+	struct wlr_backend *backend; // the DRM backend driving fd
+	uint32_t link_status_prop, edid_prop; // property ids, found once
+};
+
+extern const struct kms_impl kms_libdrm_impl;
+
+#endif

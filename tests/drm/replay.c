@@ -1,0 +1,317 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <wlr/backend/headless.h>
+#include <wlr/types/wlr_output.h>
+#include "replay.h"
+
+static struct replay_connector *find(struct replay *replay, uint32_t id) {
+	for (size_t i = 0; i < replay->n_conns; i++) {
+		if (replay->conns[i].id == id) {
+			return &replay->conns[i];
+		}
+	}
+	return NULL;
+}
+
+/* What a forced probe reports: the sink's modes the link still carries. */
+static void probe(struct replay_connector *rc) {
+	rc->n_listed = 0;
+	for (size_t i = 0; rc->connected && i < rc->n_sink; i++) {
+		if (rc->sink[i].clock <= rc->link_khz) {
+			rc->listed[rc->n_listed++] = rc->sink[i];
+		}
+	}
+}
+
+static const drmModeModeInfo *preferred(const struct replay_connector *rc) {
+	for (size_t i = 0; i < rc->n_listed; i++) {
+		if (rc->listed[i].type & DRM_MODE_TYPE_PREFERRED) {
+			return &rc->listed[i];
+		}
+	}
+	return rc->n_listed > 0 ? &rc->listed[0] : NULL;
+}
+
+static bool replay_read(void *data, uint32_t conn_id,
+		struct kms_connector_state *state) {
+	struct replay_connector *rc = find(data, conn_id);
+	if (rc == NULL) {
+		return false;
+	}
+	*state = (struct kms_connector_state){
+		.connected = rc->connected,
+		.has_link_status = rc->has_link_status,
+		.link_status = rc->link_status,
+	};
+	return true;
+}
+
+static bool replay_get_modes(void *data, uint32_t conn_id, bool force,
+		bool *connected, struct kms_modes *modes) {
+	struct replay_connector *rc = find(data, conn_id);
+	if (rc == NULL) {
+		return false;
+	}
+	if (force) {
+		rc->forced_probes++;
+		if (rc->gone_on_probe) {
+			rc->connected = false;
+		}
+		probe(rc);
+	}
+	*connected = rc->connected;
+	modes->len = rc->n_listed;
+	modes->modes = calloc(rc->n_listed + 1, sizeof(*modes->modes));
+	if (modes->modes == NULL) {
+		return false;
+	}
+	memcpy(modes->modes, rc->listed, rc->n_listed * sizeof(*rc->listed));
+	return true;
+}
+
+static bool replay_get_edid(void *data, uint32_t conn_id, void **edid,
+		size_t *size) {
+	return false;
+}
+
+static void handle_commit(struct wl_listener *listener, void *data);
+static void handle_destroy(struct wl_listener *listener, void *data);
+
+static uint32_t replay_output_connector_id(void *data, struct wlr_output *output) {
+	struct replay *replay = data;
+	for (size_t i = 0; i < replay->n_conns; i++) {
+		if (replay->conns[i].output == output) {
+			return replay->conns[i].id;
+		}
+	}
+	struct replay_connector *rc = replay->adding;
+	if (rc == NULL) {
+		return 0;
+	}
+	replay->adding = NULL;
+	rc->output = output;
+	// As on DRM, a recreated output describes the same monitor again.
+	wlr_output_set_description(output, "Replayed 4K60 monitor");
+	rc->commit.notify = handle_commit;
+	wl_signal_add(&output->events.commit, &rc->commit);
+	rc->destroy.notify = handle_destroy;
+	wl_signal_add(&output->events.destroy, &rc->destroy);
+	return rc->id;
+}
+
+static bool replay_set_mode(void *data, struct wlr_output *output,
+		struct wlr_output_state *state, const drmModeModeInfo *info) {
+	wlr_output_state_set_custom_mode(state, info->hdisplay, info->vdisplay,
+		kms_mode_refresh_mhz(info));
+	return true;
+}
+
+/* The atomic check: the mode fits the link (at some bpp). */
+static bool replay_test_mode(void *data, struct wlr_output *output,
+		const drmModeModeInfo *info) {
+	uint32_t id = replay_output_connector_id(data, output);
+	struct replay_connector *rc = find(data, id);
+	return rc != NULL && rc->connected && info->clock <= rc->link_khz;
+}
+
+const struct kms_impl replay_kms_impl = {
+	.read = replay_read,
+	.get_modes = replay_get_modes,
+	.get_edid = replay_get_edid,
+	.output_connector_id = replay_output_connector_id,
+	.set_mode = replay_set_mode,
+	.test_mode = replay_test_mode,
+};
+
+static int handle_uevent_timer(void *data) {
+	struct replay *replay = data;
+	struct replay_connector *rc = find(replay, replay->pending_uevent);
+	if (rc != NULL) {
+		rc->link_status = LG_LINK_STATUS_BAD;
+	}
+	replay_uevent(replay, replay->pending_uevent);
+	return 0;
+}
+
+static uint32_t committed_clock(const struct replay_connector *rc) {
+	for (size_t i = 0; i < rc->n_sink; i++) {
+		const drmModeModeInfo *info = &rc->sink[i];
+		if (info->hdisplay == rc->output->width &&
+				info->vdisplay == rc->output->height &&
+				kms_mode_refresh_mhz(info) == rc->output->refresh) {
+			return info->clock;
+		}
+	}
+	return 0;
+}
+
+/*
+ * wlroots writes link-status GOOD with every modeset; the kernel trains the
+ * link, and a training that fails sends BAD again from its worker.
+ */
+static void handle_commit(struct wl_listener *listener, void *data) {
+	struct replay_connector *rc = wl_container_of(listener, rc, commit);
+	const struct wlr_output_event_commit *event = data;
+	if (!event->state->allow_reconfiguration || !rc->output->enabled) {
+		return;
+	}
+	rc->link_status = LG_LINK_STATUS_GOOD;
+	if (rc->cascade_khz == 0 || committed_clock(rc) <= rc->cascade_khz) {
+		return;
+	}
+	rc->link_khz = rc->cascade_khz;
+	rc->cascade_khz = 0;
+	struct replay *replay = rc->replay;
+	replay->pending_uevent = rc->id;
+	wl_event_source_timer_update(replay->uevent_timer, 1);
+}
+
+static void handle_destroy(struct wl_listener *listener, void *data) {
+	struct replay_connector *rc = wl_container_of(listener, rc, destroy);
+	wl_list_remove(&rc->commit.link);
+	wl_list_remove(&rc->destroy.link);
+	rc->output = NULL;
+}
+
+static void add_output(struct replay_connector *rc) {
+	const drmModeModeInfo *mode = preferred(rc);
+	if (mode == NULL) {
+		return;
+	}
+	rc->replay->adding = rc;
+	wlr_headless_add_output(rc->replay->backend, mode->hdisplay, mode->vdisplay);
+}
+
+/* wlroots' answer to BAD: a new output with the pruned list. */
+static void recreate(struct replay_connector *rc) {
+	wlr_output_destroy(rc->output);
+	rc->recreates++;
+	probe(rc);
+	add_output(rc);
+}
+
+static void stock_check(struct replay_connector *rc) {
+	if (rc->output == NULL) {
+		return;
+	}
+	if (!rc->connected) {
+		wlr_output_destroy(rc->output);
+	} else if (rc->has_link_status && rc->link_status == LG_LINK_STATUS_BAD) {
+		recreate(rc);
+	}
+}
+
+static void handle_stock_change(struct wl_listener *listener, void *data) {
+	struct replay *replay = wl_container_of(listener, replay, stock_change);
+	const struct wlr_device_change_event *event = data;
+	if (!replay->session.active) {
+		return;
+	}
+	for (size_t i = 0; i < replay->n_conns; i++) {
+		struct replay_connector *rc = &replay->conns[i];
+		if (event->hotplug.connector_id == 0 ||
+				event->hotplug.connector_id == rc->id) {
+			stock_check(rc);
+		}
+	}
+}
+
+static void handle_stock_active(struct wl_listener *listener, void *data) {
+	struct replay *replay = wl_container_of(listener, replay, stock_active);
+	for (size_t i = 0; replay->session.active && i < replay->n_conns; i++) {
+		stock_check(&replay->conns[i]);
+	}
+}
+
+void replay_init(struct replay *replay, struct wl_event_loop *loop,
+		struct wlr_backend *backend) {
+	*replay = (struct replay){ .loop = loop, .backend = backend };
+	replay->session.active = true;
+	wl_signal_init(&replay->session.events.active);
+	wl_signal_init(&replay->session.events.destroy);
+	replay->dev.dev = makedev(226, 0);
+	wl_signal_init(&replay->dev.events.change);
+	wl_signal_init(&replay->dev.events.remove);
+	replay->uevent_timer = wl_event_loop_add_timer(loop, handle_uevent_timer, replay);
+	wl_list_init(&replay->stock_change.link);
+	wl_list_init(&replay->stock_active.link);
+}
+
+void replay_add_stock(struct replay *replay) {
+	// wlroots' listeners: ours go to the head of the change list, theirs
+	// to the session's active list first (the DRM backend is older).
+	replay->stock_change.notify = handle_stock_change;
+	wl_signal_add(&replay->dev.events.change, &replay->stock_change);
+	replay->stock_active.notify = handle_stock_active;
+	wl_list_insert(&replay->session.events.active.listener_list,
+		&replay->stock_active.link);
+}
+
+void replay_finish(struct replay *replay) {
+	wl_list_remove(&replay->stock_change.link);
+	wl_list_remove(&replay->stock_active.link);
+	wl_event_source_remove(replay->uevent_timer);
+}
+
+drmModeModeInfo replay_mode(uint16_t w, uint16_t h, uint32_t hz,
+		uint32_t clock_khz, bool preferred) {
+	uint16_t htotal = w + 160;
+	uint32_t vtotal = (uint32_t)(((uint64_t)clock_khz * 1000 + htotal * hz / 2) /
+		((uint64_t)htotal * hz));
+	drmModeModeInfo info = {
+		.clock = clock_khz,
+		.hdisplay = w,
+		.hsync_start = w + 48,
+		.hsync_end = w + 80,
+		.htotal = htotal,
+		.vdisplay = h,
+		.vsync_start = h + 3,
+		.vsync_end = h + 8,
+		.vtotal = (uint16_t)vtotal,
+		.vrefresh = hz,
+		.type = DRM_MODE_TYPE_DRIVER | (preferred ? DRM_MODE_TYPE_PREFERRED : 0),
+	};
+	snprintf(info.name, sizeof(info.name), "%ux%u", w, h);
+	return info;
+}
+
+struct replay_connector *replay_add_connector(struct replay *replay,
+		uint32_t id, const drmModeModeInfo *sink, size_t n_sink) {
+	struct replay_connector *rc = &replay->conns[replay->n_conns++];
+	*rc = (struct replay_connector){
+		.replay = replay,
+		.id = id,
+		.has_link_status = true,
+		.link_khz = UINT32_MAX,
+		.n_sink = n_sink,
+	};
+	memcpy(rc->sink, sink, n_sink * sizeof(*sink));
+	return rc;
+}
+
+void replay_plug(struct replay_connector *rc) {
+	rc->connected = true;
+	rc->link_status = LG_LINK_STATUS_GOOD;
+	probe(rc);
+	add_output(rc);
+}
+
+void replay_lower_link(struct replay_connector *rc, uint32_t link_khz) {
+	rc->link_khz = link_khz;
+	rc->link_status = LG_LINK_STATUS_BAD;
+}
+
+void replay_uevent(struct replay *replay, uint32_t conn_id) {
+	struct wlr_device_change_event event = {
+		.type = WLR_DEVICE_HOTPLUG,
+		.hotplug = { .connector_id = conn_id },
+	};
+	wl_signal_emit_mutable(&replay->dev.events.change, &event);
+}
+
+void replay_set_active(struct replay *replay, bool active) {
+	replay->session.active = active;
+	wl_signal_emit_mutable(&replay->session.events.active, NULL);
+}

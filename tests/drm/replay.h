@@ -1,0 +1,81 @@
+#ifndef TESTS_DRM_REPLAY_H
+#define TESTS_DRM_REPLAY_H
+
+/*
+ * A kms_impl that replays what a real kernel reports, for backend/drm on
+ * wlroots' headless backend: per connector a sink's mode list, a link whose
+ * bandwidth prunes modes on the next forced probe and decides the atomic
+ * check, link-status, and the hotplug uevent sent through a fake session
+ * device. "stock" mimics wlroots' own handler that runs after linkguard's:
+ * on a BAD link it destroys the output and creates a new one.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <wayland-server-core.h>
+#include <wlr/backend/session.h>
+#include <kms/kms.h>
+
+#define REPLAY_MAX_MODES 16
+#define REPLAY_MAX_CONNECTORS 4
+
+struct replay;
+
+struct replay_connector {
+	struct replay *replay;
+	uint32_t id;
+	bool connected; // the kernel's cached state
+	bool gone_on_probe; // a forced probe finds the sink gone
+	bool has_link_status;
+	enum lg_link_status link_status;
+	drmModeModeInfo sink[REPLAY_MAX_MODES]; // what the EDID lists
+	size_t n_sink;
+	drmModeModeInfo listed[REPLAY_MAX_MODES]; // the list the last probe left
+	size_t n_listed;
+	uint32_t link_khz; // the highest pixel clock the link carries now
+	uint32_t cascade_khz; // nonzero: the next modeset above it fails again
+	struct wlr_output *output;
+	int forced_probes, recreates;
+	struct wl_listener commit;
+	struct wl_listener destroy;
+};
+
+struct replay {
+	struct wl_event_loop *loop;
+	struct wlr_backend *backend; // headless
+	struct wlr_session session; // fake: only active and events.active
+	struct wlr_device dev; // fake: the session device of the "GPU"
+	struct replay_connector conns[REPLAY_MAX_CONNECTORS];
+	size_t n_conns;
+	struct replay_connector *adding; // bound by the next new output
+	struct wl_event_source *uevent_timer;
+	uint32_t pending_uevent; // connector id of the queued uevent
+	struct wl_listener stock_change; // wlroots' handler, after ours
+	struct wl_listener stock_active;
+};
+
+extern const struct kms_impl replay_kms_impl;
+
+void replay_init(struct replay *replay, struct wl_event_loop *loop,
+	struct wlr_backend *backend);
+/* Installs the stand-in for wlroots' own handlers (after linkguard's). */
+void replay_add_stock(struct replay *replay);
+void replay_finish(struct replay *replay);
+
+/* Kernel timings for a w x h mode at about hz with this pixel clock. */
+drmModeModeInfo replay_mode(uint16_t w, uint16_t h, uint32_t hz,
+	uint32_t clock_khz, bool preferred);
+struct replay_connector *replay_add_connector(struct replay *replay,
+	uint32_t id, const drmModeModeInfo *sink, size_t n_sink);
+/* A sink appears: wlroots probes it and creates its output. */
+void replay_plug(struct replay_connector *rc);
+/*
+ * The kernel lowers the link after a failed training: modes above
+ * link_khz go on the next forced probe; link-status BAD.
+ */
+void replay_lower_link(struct replay_connector *rc, uint32_t link_khz);
+/* Sends the hotplug uevent (0: a bare HOTPLUG=1) through the session device. */
+void replay_uevent(struct replay *replay, uint32_t conn_id);
+void replay_set_active(struct replay *replay, bool active);
+
+#endif

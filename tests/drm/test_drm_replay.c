@@ -1,0 +1,310 @@
+/*
+ * backend/drm against replayed kernel behaviour (tests/drm/replay.c): what
+ * i915 reports after a failed link training, through the same seam the
+ * libdrm implementation uses, on wlroots' headless outputs. Each case
+ * asserts the commits linkguard made and that no output was destroyed
+ * where none had to be.
+ */
+#include <wlr/backend.h>
+#include <wlr/types/wlr_output.h>
+#include <kms/device.h>
+#include <linkguard/connector.h>
+#include "scenario/harness.h"
+#include "test.h"
+#include "replay.h"
+
+struct fixture {
+	struct harness h;
+	struct replay replay;
+	struct drm_device *device;
+};
+
+static void setup(struct fixture *f, const struct lg_options *options) {
+	if (!harness_init_headless(&f->h, options)) {
+		fprintf(stderr, "cannot set up the headless harness\n");
+		exit(1);
+	}
+	replay_init(&f->replay, f->h.loop, f->h.backend);
+	f->device = drm_device_create(f->h.manager, &f->replay.session,
+		&f->replay.dev, f->h.backend, &replay_kms_impl, &f->replay);
+	replay_add_stock(&f->replay);
+	if (f->device == NULL || !wlr_backend_start(f->h.backend)) {
+		fprintf(stderr, "cannot start\n");
+		exit(1);
+	}
+}
+
+static void teardown(struct fixture *f) {
+	drm_device_destroy(f->device);
+	replay_finish(&f->replay);
+	harness_finish(&f->h);
+}
+
+/* A 4K60 monitor's list with CVT-RB clocks. */
+static size_t monitor_4k(drmModeModeInfo *modes) {
+	modes[0] = replay_mode(3840, 2160, 60, 533250, true);
+	modes[1] = replay_mode(3840, 2160, 30, 262750, false);
+	modes[2] = replay_mode(2560, 1440, 60, 241500, false);
+	modes[3] = replay_mode(1920, 1080, 60, 148500, false);
+	return 4;
+}
+
+static struct replay_connector *plug_4k(struct fixture *f, uint32_t id,
+		drmModeModeInfo *modes) {
+	size_t n = monitor_4k(modes);
+	struct replay_connector *rc = replay_add_connector(&f->replay, id, modes, n);
+	replay_plug(rc);
+	return rc;
+}
+
+static struct lg_connector *conn_of(struct fixture *f, uint32_t id) {
+	struct drm_connector *dc = drm_device_find_connector(f->device, id);
+	return dc != NULL ? dc->conn : NULL;
+}
+
+/* Whether commit i enabled output at the kernel timings info. */
+static bool committed(const struct harness *h, int i, struct wlr_output *output,
+		const drmModeModeInfo *info) {
+	if (i >= h->modesets || i >= HARNESS_MAX_EVENTS) {
+		fprintf(stderr, "no commit %d (%d made)\n", i, h->modesets);
+		return false;
+	}
+	const struct harness_commit *c = &h->commits[i];
+	bool same = c->output == output && c->enabled &&
+		c->width == info->hdisplay && c->height == info->vdisplay &&
+		c->refresh_mhz == kms_mode_refresh_mhz(info);
+	if (!same) {
+		fprintf(stderr, "commit %d: %dx%d@%d (enabled %d)\n", i, c->width,
+			c->height, c->refresh_mhz, c->enabled);
+	}
+	return same;
+}
+
+/* i915's first answer: lower the link but keep the mode, at fewer bpp. */
+static void test_same_mode_retrained(void) {
+	struct fixture f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	check(committed(&f.h, 0, rc->output, &modes[0]));
+
+	replay_lower_link(rc, 540000);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 2);
+	check(committed(&f.h, 1, rc->output, &modes[0]));
+	check_int_eq(rc->forced_probes, 0);
+	check_int_eq(rc->link_status, LG_LINK_STATUS_GOOD);
+	check_int_eq(rc->recreates, 0);
+	check_int_eq(f.h.outputs_destroyed, 0);
+	harness_dispatch_for(&f.h, 200);
+	check_int_eq(conn_of(&f, 42)->state, LG_LINK_GOOD);
+	check_int_eq(f.h.n_fallbacks, 0);
+	teardown(&f);
+}
+
+/* HOTPLUG=1 CONNECTOR=42 with BAD and 4K60 pruned: one probe, one commit. */
+static void test_pruned_mode_falls_back_in_place(void) {
+	struct fixture f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct wlr_output *output = rc->output;
+
+	replay_lower_link(rc, 300000);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 2);
+	check(committed(&f.h, 1, output, &modes[1]));
+	check_int_eq(rc->forced_probes, 1);
+	check_int_eq(rc->link_status, LG_LINK_STATUS_GOOD);
+	check_int_eq(rc->recreates, 0);
+	check_int_eq(f.h.outputs_destroyed, 0);
+	check(rc->output == output);
+	check_int_eq(f.h.n_fallbacks, 1);
+	check_int_eq(f.h.fallbacks[0].reason, LG_FALLBACK_MODE_PRUNED);
+	harness_dispatch_for(&f.h, 200);
+	check_int_eq(conn_of(&f, 42)->state, LG_LINK_DEGRADED);
+	teardown(&f);
+}
+
+/* A bare HOTPLUG=1: only the connector whose link-status is BAD is touched. */
+static void test_bare_hotplug_touches_only_bad(void) {
+	struct fixture f;
+	setup(&f, NULL);
+	drmModeModeInfo a[4], b[4];
+	struct replay_connector *good = plug_4k(&f, 42, a);
+	struct replay_connector *bad = plug_4k(&f, 43, b);
+	check_int_eq(f.h.modesets, 2);
+
+	replay_lower_link(bad, 300000);
+	replay_uevent(&f.replay, 0);
+	check_int_eq(f.h.modesets, 3);
+	check(committed(&f.h, 2, bad->output, &b[1]));
+	check_int_eq(good->forced_probes, 0);
+	check_int_eq(bad->forced_probes, 1);
+	check_int_eq(f.h.outputs_destroyed, 0);
+	teardown(&f);
+}
+
+/* MST: three streams on one link go BAD at once. */
+static void test_mst_three_bad_at_once(void) {
+	struct fixture f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[3][4];
+	struct replay_connector *rc[3];
+	for (int i = 0; i < 3; i++) {
+		rc[i] = plug_4k(&f, 50 + (uint32_t)i, modes[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		replay_lower_link(rc[i], 250000);
+	}
+	replay_uevent(&f.replay, 0);
+	check_int_eq(f.h.modesets, 6);
+	for (int i = 0; i < 3; i++) {
+		// 4K30 needs 262750 kHz: 2560x1440@60 is the largest that fits.
+		check(committed(&f.h, 3 + i, rc[i]->output, &modes[i][2]));
+		check_int_eq(rc[i]->link_status, LG_LINK_STATUS_GOOD);
+		check_int_eq(rc[i]->recreates, 0);
+	}
+	check_int_eq(f.h.n_fallbacks, 3);
+	check_int_eq(f.h.outputs_destroyed, 0);
+	teardown(&f);
+}
+
+/* The sink is gone by the time linkguard probes: an unplug, no failure. */
+static void test_disconnected_at_probe(void) {
+	struct fixture f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	replay_lower_link(rc, 300000);
+	rc->gone_on_probe = true;
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 1);
+	check_int_eq(f.h.n_failed, 0);
+	check_int_eq(f.h.outputs_destroyed, 1);
+	check(!conn_of(&f, 42)->connected);
+	check_int_eq(drm_device_find_connector(f.device, 42)->last_destroy,
+		DRM_DESTROY_UNPLUG);
+	teardown(&f);
+}
+
+/* BAD and nothing fits: the output is disabled and reported failed. */
+static void test_probe_returns_no_mode(void) {
+	struct fixture f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	replay_lower_link(rc, 100000);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.n_failed, 1);
+	check_int_eq(rc->forced_probes, 1);
+	check_int_eq(f.h.modesets, 2);
+	check(!f.h.commits[1].enabled);
+	check_int_eq(conn_of(&f, 42)->state, LG_LINK_FAILED);
+	teardown(&f);
+}
+
+/* A connector without link-status (not DP): nothing to answer. */
+static void test_missing_property(void) {
+	struct fixture f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	rc->has_link_status = false;
+	replay_lower_link(rc, 300000);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 1);
+	check_int_eq(rc->forced_probes, 0);
+	check_int_eq(f.h.outputs_destroyed, 0);
+	teardown(&f);
+}
+
+/* The retrained mode fails again right after our commit: next rung. */
+static void test_cascade(void) {
+	struct fixture f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct wlr_output *output = rc->output;
+	rc->cascade_khz = 300000;
+	replay_lower_link(rc, 540000);
+	replay_uevent(&f.replay, 42);
+	harness_dispatch_for(&f.h, 200);
+	check_int_eq(f.h.modesets, 3);
+	check(committed(&f.h, 1, output, &modes[0]));
+	check(committed(&f.h, 2, output, &modes[1]));
+	check_int_eq(rc->forced_probes, 1);
+	check_int_eq(rc->recreates, 0);
+	check_int_eq(f.h.outputs_destroyed, 0);
+	check_int_eq(f.h.n_fallbacks, 1);
+	check_int_eq(conn_of(&f, 42)->state, LG_LINK_DEGRADED);
+	teardown(&f);
+}
+
+/*
+ * The link fails while the session is away: neither linkguard nor wlroots
+ * answers then. On return wlroots scans first and recreates the output;
+ * linkguard classifies the destroy and recommends the fallback.
+ */
+static void test_session_inactive(void) {
+	struct fixture f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	replay_set_active(&f.replay, false);
+	replay_lower_link(rc, 300000);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 1);
+	check_int_eq(rc->forced_probes, 0);
+
+	replay_set_active(&f.replay, true);
+	check_int_eq(rc->recreates, 1);
+	check_int_eq(drm_device_find_connector(f.device, 42)->last_destroy,
+		DRM_DESTROY_BAD_LINK);
+	check_int_eq(f.h.modesets, 2);
+	check(committed(&f.h, 1, rc->output, &modes[1]));
+	struct lg_connector *conn = conn_of(&f, 42);
+	check(conn->output == rc->output);
+	check_int_eq(conn->requested.refresh_mhz, kms_mode_refresh_mhz(&modes[0]));
+	check_int_eq(rc->link_status, LG_LINK_STATUS_GOOD);
+	teardown(&f);
+}
+
+/*
+ * With recovery off, wlroots' recreate happens; the new output is offered
+ * the fallback, not the pruned preferred mode.
+ */
+static void test_recreate_gets_recommendation(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.recover = false;
+	options.settle_ms = 100;
+	struct fixture f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	replay_lower_link(rc, 300000);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(rc->recreates, 1);
+	check_int_eq(f.h.outputs_created, 2);
+	check_int_eq(drm_device_find_connector(f.device, 42)->last_destroy,
+		DRM_DESTROY_BAD_LINK);
+	check(committed(&f.h, 1, rc->output, &modes[1]));
+	check_int_eq(conn_of(&f, 42)->requested.refresh_mhz,
+		kms_mode_refresh_mhz(&modes[0]));
+	teardown(&f);
+}
+
+int main(void) {
+	run_test(test_same_mode_retrained);
+	run_test(test_pruned_mode_falls_back_in_place);
+	run_test(test_bare_hotplug_touches_only_bad);
+	run_test(test_mst_three_bad_at_once);
+	run_test(test_disconnected_at_probe);
+	run_test(test_probe_returns_no_mode);
+	run_test(test_missing_property);
+	run_test(test_cascade);
+	run_test(test_session_inactive);
+	run_test(test_recreate_gets_recommendation);
+	return test_failures == 0 ? 0 : 1;
+}
