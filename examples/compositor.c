@@ -40,6 +40,7 @@
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
+#include <linkguard/drm.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <linkguard/protocol.h>
@@ -64,6 +65,7 @@ struct example_server {
 	struct lg_manager *linkguard;
 	struct lg_link_protocol *link_protocol;
 	struct lg_sim *sim; // NULL without --sim
+	struct lg_drm *drm; // NULL without a session (headless)
 	struct wlr_security_context_manager_v1 *security_context;
 	bool privileged_retry; // --allow-retry or LINKGUARD_ALLOW_RETRY=1
 
@@ -815,6 +817,9 @@ static bool server_init(struct example_server *server, bool with_sim) {
 		return false;
 	}
 	wl_display_set_global_filter(server->display, server_global_filter, server);
+	/* linkguard: real KMS, when wlroots drives DRM devices (a session). */
+	server->drm = lg_drm_create(server->linkguard, server->backend,
+		server->session);
 	/* linkguard: the simulated link plugs its outputs; like the manager,
 	 * it comes before our new_output listener. */
 	if (with_sim) {
@@ -881,6 +886,7 @@ static void server_finish(struct example_server *server) {
 
 	remove_listener(&server->sim_scenario_done);
 	lg_sim_destroy(server->sim);
+	lg_drm_destroy(server->drm);
 	remove_listener(&server->linkguard_fallback);
 	remove_listener(&server->linkguard_restored);
 	remove_listener(&server->linkguard_failed);

@@ -115,6 +115,7 @@ void lg_connector_set_description(struct lg_connector *conn, const char *desc) {
 		// Another monitor: what was asked of the last one does not apply.
 		lg_conn_log(conn, LG_INFO, "new sink: %s", desc);
 		conn->has_requested = false;
+		conn->has_last_placement = false;
 		conn->fallen_back = false;
 		lg_mode_list_clear(&conn->known_bad);
 	}
@@ -206,6 +207,10 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 
 static void handle_output_destroy(struct wl_listener *listener, void *data) {
 	struct lg_connector *conn = wl_container_of(listener, conn, output_destroy);
+	// Offered back to this connector's next output (a recreate, a replug).
+	conn->has_last_placement = true;
+	conn->last_scale = conn->output->scale;
+	conn->last_transform = conn->output->transform;
 	lg_connector_set_output(conn, NULL);
 }
 

@@ -101,6 +101,10 @@ bool lg_manager_recommend_state(struct lg_manager *manager,
 	if (!conn->impl->set_mode(conn, state, &mode)) {
 		return false;
 	}
+	if (conn->has_last_placement) {
+		wlr_output_state_set_scale(state, conn->last_scale);
+		wlr_output_state_set_transform(state, conn->last_transform);
+	}
 	char buf[64];
 	lg_conn_log(conn, LG_INFO, "recommending %s",
 		lg_mode_format(&mode, buf, sizeof(buf)));

@@ -48,6 +48,18 @@ static bool test_mode(struct lg_connector *conn, const struct lg_mode *mode) {
 	return ok;
 }
 
+/* Through the compositor's hook when it set one (linkguard/commit.h). */
+static bool commit_state(struct lg_connector *conn,
+		const struct wlr_output_state *state) {
+	const struct lg_options *options = &conn->manager->options;
+	conn->committing = true;
+	bool ok = options->commit != NULL ?
+		options->commit(conn->output, state, options->commit_data) :
+		wlr_output_commit_state(conn->output, state);
+	conn->committing = false;
+	return ok;
+}
+
 /*
  * Every recovery commit is a full modeset; on DRM wlroots adds
  * ALLOW_MODESET and writes link-status GOOD with it, which is what the
@@ -58,9 +70,7 @@ static bool commit_mode(struct lg_connector *conn, const struct lg_mode *mode) {
 	if (!build_mode_state(conn, &state, mode)) {
 		return false;
 	}
-	conn->committing = true;
-	bool ok = wlr_output_commit_state(conn->output, &state);
-	conn->committing = false;
+	bool ok = commit_state(conn, &state);
 	wlr_output_state_finish(&state);
 	if (!ok) {
 		char buf[64];
@@ -74,11 +84,9 @@ static void disable_output(struct lg_connector *conn) {
 	struct wlr_output_state state;
 	wlr_output_state_init(&state);
 	wlr_output_state_set_enabled(&state, false);
-	conn->committing = true;
-	if (!wlr_output_commit_state(conn->output, &state)) {
+	if (!commit_state(conn, &state)) {
 		lg_conn_log(conn, LG_ERROR, "failed to disable the output");
 	}
-	conn->committing = false;
 	wlr_output_state_finish(&state);
 }
 

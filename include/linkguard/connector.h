@@ -6,6 +6,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <wayland-server-core.h>
+#include <wayland-server-protocol.h>
 #include <linkguard/link.h>
 #include <linkguard/mode.h>
 
@@ -65,7 +66,9 @@ struct lg_connector {
 	struct wl_event_source *hold_timer;
 	bool committing; // inside linkguard's own commit
 	bool fallen_back; // off the requested mode since the last restored
-	bool has_recommended, has_last_working;
+	bool has_recommended, has_last_working, has_last_placement;
+	float last_scale; // of the last output, offered to the next one
+	enum wl_output_transform last_transform;
 	struct lg_mode recommended; // offered to the compositor's new_output
 	struct lg_mode last_working; // the last mode the link held
 	uint32_t incident_commits; // recovery commits since the link last held

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
+#include <linkguard/commit.h>
 #include <linkguard/connector.h>
 #include <linkguard/policy.h>
 
@@ -27,6 +28,9 @@ struct lg_options {
 	 * to recover by themselves on the signals).
 	 */
 	bool recover;
+	/* NULL: linkguard commits itself. See linkguard/commit.h. */
+	lg_commit_func_t commit;
+	void *commit_data;
 };
 
 /** Fills options with the defaults. */
@@ -71,7 +75,10 @@ struct lg_connector *lg_manager_connector_from_output(struct lg_manager *manager
 /**
  * For a compositor's new_output handler: sets the mode linkguard recommends
  * for output into state (the requested mode when the link holds it, else the
- * policy's fallback, else the sink's preferred mode). Returns false when
+ * policy's fallback, else the sink's preferred mode), and the scale and
+ * transform the connector's last output had when the same monitor drove it
+ * (wlroots recreated the output, or it was replugged). The output's place
+ * in the layout is the compositor's to keep, by output name. Returns false when
  * linkguard has no opinion about this output; the compositor then picks its
  * own mode as usual.
  */

@@ -272,7 +272,8 @@ static void test_session_inactive(void) {
 
 /*
  * With recovery off, wlroots' recreate happens; the new output is offered
- * the fallback, not the pruned preferred mode.
+ * the fallback, not the pruned preferred mode, and the old scale and
+ * transform.
  */
 static void test_recreate_gets_recommendation(void) {
 	struct lg_options options;
@@ -283,15 +284,54 @@ static void test_recreate_gets_recommendation(void) {
 	setup(&f, &options);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct wlr_output_state state;
+	wlr_output_state_init(&state);
+	wlr_output_state_set_scale(&state, 2);
+	wlr_output_state_set_transform(&state, WL_OUTPUT_TRANSFORM_90);
+	check(wlr_output_commit_state(rc->output, &state));
+	wlr_output_state_finish(&state);
 	replay_lower_link(rc, 300000);
 	replay_uevent(&f.replay, 42);
 	check_int_eq(rc->recreates, 1);
 	check_int_eq(f.h.outputs_created, 2);
+	check(rc->output->scale == 2);
+	check_int_eq(rc->output->transform, WL_OUTPUT_TRANSFORM_90);
 	check_int_eq(drm_device_find_connector(f.device, 42)->last_destroy,
 		DRM_DESTROY_BAD_LINK);
+	check_int_eq(f.h.modesets, 2); // a scale change is no modeset
 	check(committed(&f.h, 1, rc->output, &modes[1]));
 	check_int_eq(conn_of(&f, 42)->requested.refresh_mhz,
 		kms_mode_refresh_mhz(&modes[0]));
+	teardown(&f);
+}
+
+/*
+ * A compositor that keeps its own output configuration (sway) gets the
+ * fallback as a MODE-only request, applied before wlroots' handler runs;
+ * the same-mode retrain, which a request cannot express, is committed.
+ */
+static void test_fallback_through_request_state(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	options.commit = lg_commit_request_state;
+	struct fixture f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct wlr_output *output = rc->output;
+	rc->cascade_khz = 300000;
+	replay_lower_link(rc, 540000);
+	replay_uevent(&f.replay, 42);
+	harness_dispatch_for(&f.h, 200);
+	check_int_eq(f.h.requests, 1);
+	check_int_eq(f.h.modesets, 3);
+	check(committed(&f.h, 1, output, &modes[0]));
+	check(committed(&f.h, 2, output, &modes[1]));
+	check_int_eq(rc->recreates, 0);
+	check_int_eq(f.h.outputs_destroyed, 0);
+	check_int_eq(f.h.n_fallbacks, 1);
+	check_int_eq(conn_of(&f, 42)->state, LG_LINK_DEGRADED);
 	teardown(&f);
 }
 
@@ -306,5 +346,6 @@ int main(void) {
 	run_test(test_cascade);
 	run_test(test_session_inactive);
 	run_test(test_recreate_gets_recommendation);
+	run_test(test_fallback_through_request_state);
 	return test_failures == 0 ? 0 : 1;
 }

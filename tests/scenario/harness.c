@@ -16,6 +16,7 @@ struct harness_output {
 	struct harness *h;
 	struct wlr_output *output;
 	struct wl_listener commit;
+	struct wl_listener request_state;
 	struct wl_listener destroy;
 	struct wl_list link;
 };
@@ -39,9 +40,18 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	h->modesets++;
 }
 
+/* Like sway: a backend's or linkguard's request is applied at once. */
+static void handle_output_request_state(struct wl_listener *listener, void *data) {
+	struct harness_output *ho = wl_container_of(listener, ho, request_state);
+	const struct wlr_output_event_request_state *event = data;
+	ho->h->requests++;
+	wlr_output_commit_state(ho->output, event->state);
+}
+
 static void handle_output_destroy(struct wl_listener *listener, void *data) {
 	struct harness_output *ho = wl_container_of(listener, ho, destroy);
 	ho->h->outputs_destroyed++;
+	wl_list_remove(&ho->request_state.link);
 	wl_list_remove(&ho->commit.link);
 	wl_list_remove(&ho->destroy.link);
 	wl_list_remove(&ho->link);
@@ -59,6 +69,8 @@ static void handle_new_output(struct wl_listener *listener, void *data) {
 	ho->output = output;
 	ho->commit.notify = handle_output_commit;
 	wl_signal_add(&output->events.commit, &ho->commit);
+	ho->request_state.notify = handle_output_request_state;
+	wl_signal_add(&output->events.request_state, &ho->request_state);
 	ho->destroy.notify = handle_output_destroy;
 	wl_signal_add(&output->events.destroy, &ho->destroy);
 	wl_list_insert(&h->outputs, &ho->link);

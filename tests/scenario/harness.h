@@ -44,6 +44,7 @@ struct harness {
 	bool scenario_done;
 
 	int outputs_created, outputs_destroyed;
+	int requests; // request_state events, applied at once like sway
 	int modesets; // commits that set a mode or enabled an output
 	struct harness_commit commits[HARNESS_MAX_EVENTS]; // the first modesets
 	struct lg_fallback fallbacks[HARNESS_MAX_EVENTS];
