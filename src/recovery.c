@@ -23,7 +23,7 @@ void recovery_cancel(struct lg_connector *conn) {
 	}
 }
 
-static bool build_mode_state(struct lg_connector *conn,
+bool recovery_build_state(struct lg_connector *conn,
 		struct wlr_output_state *state, const struct lg_mode *mode) {
 	wlr_output_state_init(state);
 	wlr_output_state_set_enabled(state, true);
@@ -40,7 +40,7 @@ static bool test_mode(struct lg_connector *conn, const struct lg_mode *mode) {
 		return false;
 	}
 	struct wlr_output_state state;
-	if (!build_mode_state(conn, &state, mode)) {
+	if (!recovery_build_state(conn, &state, mode)) {
 		return false;
 	}
 	bool ok = wlr_output_test_state(conn->output, &state);
@@ -67,7 +67,7 @@ static bool commit_state(struct lg_connector *conn,
  */
 static bool commit_mode(struct lg_connector *conn, const struct lg_mode *mode) {
 	struct wlr_output_state state;
-	if (!build_mode_state(conn, &state, mode)) {
+	if (!recovery_build_state(conn, &state, mode)) {
 		return false;
 	}
 	bool ok = commit_state(conn, &state);
@@ -149,18 +149,6 @@ static void report_fallback(struct lg_connector *conn, enum lg_fallback_reason r
 	wl_signal_emit_mutable(&conn->manager->events.fallback, fallback);
 }
 
-/* Commits mode as the answer to a BAD link and waits for the link to hold. */
-static bool commit_recovery(struct lg_connector *conn, const struct lg_mode *mode) {
-	if (!commit_mode(conn, mode)) {
-		return false;
-	}
-	conn->incident_commits++;
-	connector_handle_event(conn, LG_EVENT_RECOVERY_COMMITTED);
-	arm_timer(conn, &conn->settle_timer, handle_settle_timer,
-		conn->manager->options.settle_ms);
-	return true;
-}
-
 static void fail(struct lg_connector *conn, const char *why) {
 	lg_conn_log(conn, LG_ERROR, "no mode fits the link (%s): disabling output",
 		why);
@@ -236,28 +224,31 @@ static const struct lg_mode *pick_candidate(struct lg_connector *conn,
 }
 
 /*
- * Answers link-status BAD. The kernel has lowered the link rate or lane
- * count and prunes modes that no longer fit on the next forced probe, at
- * its minimum bpp (18 for RGB): "user-space is expected to pick a new mode
- * if the current one has disappeared and perform a new modeset with
- * link-status set to GOOD" (drm_connector.c).
+ * Answers link-status BAD, first half: the mode to commit, tested. The
+ * kernel has lowered the link rate or lane count and prunes modes that no
+ * longer fit on the next forced probe, at its minimum bpp (18 for RGB):
+ * "user-space is expected to pick a new mode if the current one has
+ * disappeared and perform a new modeset with link-status set to GOOD"
+ * (drm_connector.c). Returns false when the recovery ended here: failed,
+ * or the sink left.
  */
-static void recover(struct lg_connector *conn) {
+bool recovery_plan(struct lg_connector *conn, struct recovery_plan *plan) {
+	*plan = (struct recovery_plan){ .conn = conn, .from = conn->current };
 	if (conn->incident_commits >= MAX_COMMITS_PER_INCIDENT) {
 		fail(conn, "the link does not converge");
-		return;
+		return false;
 	}
 
 	// The same mode first, without a probe: the kernel may still fit it at
 	// a lower bpp or with DSC.
 	char buf[64];
-	bool tested_current = conn->has_current;
+	bool tested_current = conn->has_current &&
+		lg_mode_list_find(&conn->known_bad, &conn->current) < 0;
 	if (tested_current && test_mode(conn, &conn->current)) {
 		lg_conn_log(conn, LG_INFO, "retraining at %s: same mode passed its test",
 			lg_mode_format(&conn->current, buf, sizeof(buf)));
-		if (commit_recovery(conn, &conn->current)) {
-			return;
-		}
+		plan->mode = conn->current;
+		return true;
 	}
 
 	if (!connector_probe(conn)) {
@@ -265,33 +256,51 @@ static void recover(struct lg_connector *conn) {
 		if (conn->connected) {
 			fail(conn, "forced probe failed");
 		}
-		return;
+		return false;
 	}
 	lg_conn_log(conn, LG_INFO, "forced probe: %zu modes remain", conn->modes.len);
 	const struct lg_mode *requested = conn->has_requested ? &conn->requested :
 		preferred_or_first(&conn->modes);
-	const struct lg_mode from = conn->current;
-	const struct lg_mode *skip = tested_current ? &from : NULL;
-	struct lg_mode chosen;
-	while (true) {
-		const struct lg_mode *mode = pick_candidate(conn, requested, skip);
-		if (mode == NULL) {
-			fail(conn, conn->modes.len == 0 ? "the kernel lists no mode" :
-				"every candidate was rejected");
+	if (requested != NULL) {
+		plan->requested = *requested;
+		plan->has_requested = true;
+	}
+	const struct lg_mode *mode = pick_candidate(conn, requested,
+		tested_current ? &plan->from : NULL);
+	if (mode == NULL) {
+		fail(conn, conn->modes.len == 0 ? "the kernel lists no mode" :
+			"every candidate was rejected");
+		return false;
+	}
+	plan->mode = *mode;
+	return true;
+}
+
+/* Second half, once plan->mode is committed: wait for the link to hold. */
+void recovery_committed(const struct recovery_plan *plan) {
+	struct lg_connector *conn = plan->conn;
+	conn->incident_commits++;
+	connector_handle_event(conn, LG_EVENT_RECOVERY_COMMITTED);
+	arm_timer(conn, &conn->settle_timer, handle_settle_timer,
+		conn->manager->options.settle_ms);
+	if (plan->has_requested &&
+			!lg_mode_same_timing(&plan->mode, &plan->requested) &&
+			!lg_mode_same_timing(&plan->mode, &plan->from)) {
+		report_fallback(conn, fallback_reason(conn, &plan->requested),
+			&plan->from, &plan->mode);
+	}
+}
+
+void recovery_run(struct lg_connector *conn) {
+	struct recovery_plan plan;
+	while (recovery_plan(conn, &plan)) {
+		if (commit_mode(conn, &plan.mode)) {
+			recovery_committed(&plan);
 			return;
 		}
-		chosen = *mode;
-		if (commit_recovery(conn, &chosen)) {
-			break;
-		}
 		// A commit that fails after a passing test: the mode is bad for
-		// this monitor until replug, take the next candidate.
-		lg_mode_list_append(&conn->known_bad, &chosen);
-	}
-
-	if (requested != NULL && !lg_mode_same_timing(&chosen, requested) &&
-			!lg_mode_same_timing(&chosen, &from)) {
-		report_fallback(conn, fallback_reason(conn, requested), &from, &chosen);
+		// this monitor until replug, plan again without it.
+		lg_mode_list_append(&conn->known_bad, &plan.mode);
 	}
 }
 
@@ -313,7 +322,7 @@ static int handle_hold_timer(void *data) {
  * not answered until the flap window has passed, so a flapping link costs
  * at most one modeset per window.
  */
-static void hold(struct lg_connector *conn) {
+void recovery_hold(struct lg_connector *conn) {
 	const struct lg_mode *mode = conn->has_last_working ?
 		&conn->last_working : &conn->current;
 	const struct lg_mode from = conn->current;
@@ -333,49 +342,6 @@ static void hold(struct lg_connector *conn) {
 		conn->manager->options.flap_window_ms);
 }
 
-void lg_connector_hotplug(struct lg_connector *conn) {
-	if (!conn->connected || conn->output == NULL) {
-		lg_conn_log(conn, LG_DEBUG, "hotplug ignored: no output");
-		return;
-	}
-	enum lg_link_status status = conn->impl->get_link_status(conn);
-	if (status != conn->link_status) {
-		conn->link_status = status;
-		connector_changed(conn);
-	}
-	if (status == LG_LINK_STATUS_GOOD) {
-		return;
-	}
-	lg_conn_log(conn, LG_INFO, "link-status BAD");
-	if (!conn->manager->options.recover) {
-		lg_conn_log(conn, LG_INFO, "recovery disabled: left to the compositor");
-		connector_handle_event(conn, LG_EVENT_LINK_BAD);
-		return;
-	}
-	if (conn->state == LG_LINK_FLAPPING) {
-		lg_conn_log(conn, LG_INFO, "held while flapping: not answered yet");
-		return;
-	}
-	if (!conn->output->enabled) {
-		lg_conn_log(conn, LG_INFO, "output disabled: nothing to retrain");
-		return;
-	}
-	if (conn->state == LG_LINK_GOOD || conn->state == LG_LINK_DEGRADED) {
-		// A link that had held went BAD: a new incident.
-		conn->incident_commits = 0;
-		const struct lg_options *options = &conn->manager->options;
-		if (lg_flap_record(&conn->flaps, lg_now_ms(), options->flap_count,
-				options->flap_window_ms)) {
-			hold(conn);
-			return;
-		}
-	}
-	// A recovery still settling failed: the next rung of the ladder.
-	recovery_cancel(conn);
-	connector_handle_event(conn, LG_EVENT_LINK_BAD);
-	recover(conn);
-}
-
 enum lg_retry_result lg_connector_retry(struct lg_connector *conn) {
 	if (!conn->connected || conn->output == NULL || !conn->has_requested ||
 			conn->state == LG_LINK_BAD || conn->settle_timer != NULL) {
@@ -393,8 +359,15 @@ enum lg_retry_result lg_connector_retry(struct lg_connector *conn) {
 	lg_flap_reset(&conn->flaps);
 	connector_handle_event(conn, LG_EVENT_HOLD_EXPIRED);
 	conn->incident_commits = 0;
-	return commit_recovery(conn, &conn->requested) ?
-		LG_RETRY_COMMITTED : LG_RETRY_REJECTED;
+	if (!commit_mode(conn, &conn->requested)) {
+		return LG_RETRY_REJECTED;
+	}
+	recovery_committed(&(struct recovery_plan){
+		.conn = conn,
+		.mode = conn->requested,
+		.from = conn->current,
+	});
+	return LG_RETRY_COMMITTED;
 }
 
 void recovery_handle_mode_set(struct lg_connector *conn) {

@@ -208,22 +208,22 @@ struct drm_connector *drm_connector_create(struct drm_device *device,
 	return dc;
 }
 
-void drm_connector_check(struct drm_connector *dc) {
+bool drm_connector_wants_check(struct drm_connector *dc) {
 	if (dc->conn->output == NULL) {
 		// wlroots' own scan creates the output of a new sink.
-		return;
+		return false;
 	}
 	struct kms_connector_state state;
 	if (!read_state(dc, &state)) {
-		return;
+		return false;
 	}
 	if (!state.connected) {
 		drm_log(dc, LG_INFO, "disconnected: wlroots removes the output");
-		return;
+		return false;
 	}
 	if (!state.has_link_status) {
 		drm_log(dc, LG_DEBUG, "no link-status property: nothing to watch");
-		return;
+		return false;
 	}
-	lg_connector_hotplug(dc->conn);
+	return true;
 }

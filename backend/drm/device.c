@@ -26,11 +26,23 @@ static bool session_active(const struct drm_device *device) {
 	return device->session == NULL || device->session->active;
 }
 
+/* Hands every connector with a link to check to the core, as one event. */
 static void check_all(struct drm_device *device) {
-	struct drm_connector *dc, *tmp;
-	wl_list_for_each_safe(dc, tmp, &device->connectors, link) {
-		drm_connector_check(dc);
+	size_t n = (size_t)wl_list_length(&device->connectors);
+	struct lg_connector **conns = calloc(n + 1, sizeof(*conns));
+	if (conns == NULL) {
+		lg_log(LG_ERROR, "drm: out of memory: hotplug ignored");
+		return;
 	}
+	size_t n_check = 0;
+	struct drm_connector *dc;
+	wl_list_for_each(dc, &device->connectors, link) {
+		if (drm_connector_wants_check(dc)) {
+			conns[n_check++] = dc->conn;
+		}
+	}
+	lg_connectors_hotplug(conns, n_check);
+	free(conns);
 }
 
 static void handle_change(struct wl_listener *listener, void *data) {
@@ -56,7 +68,9 @@ static void handle_change(struct wl_listener *listener, void *data) {
 			"ours (yet)", id);
 		return;
 	}
-	drm_connector_check(dc);
+	if (drm_connector_wants_check(dc)) {
+		lg_connector_hotplug(dc->conn);
+	}
 }
 
 static void handle_new_output(struct wl_listener *listener, void *data) {

@@ -15,7 +15,26 @@ bool connector_probe(struct lg_connector *conn);
 bool connector_at_requested(const struct lg_connector *conn);
 
 /* recovery.c */
+struct recovery_plan {
+	struct lg_connector *conn;
+	struct lg_mode mode; // tested, to be committed
+	struct lg_mode from; // what ran before
+	bool has_requested;
+	struct lg_mode requested;
+};
+
 void recovery_cancel(struct lg_connector *conn);
+/* A state that enables output at mode; false if the backend can't set it. */
+bool recovery_build_state(struct lg_connector *conn,
+	struct wlr_output_state *state, const struct lg_mode *mode);
+/* The tested mode that answers BAD; false when recovery ended (failed, gone). */
+bool recovery_plan(struct lg_connector *conn, struct recovery_plan *plan);
+/* After plan->mode was committed: settle timer, fallback report. */
+void recovery_committed(const struct recovery_plan *plan);
+/* Plans and commits one connector's recovery, trying on if a commit fails. */
+void recovery_run(struct lg_connector *conn);
+/* Holds a flapping link at its last working mode. */
+void recovery_hold(struct lg_connector *conn);
 void recovery_handle_mode_set(struct lg_connector *conn);
 /* The mode to offer a new output: requested if it fits, else a fallback. */
 bool recovery_choose_initial(struct lg_connector *conn, struct lg_mode *mode);

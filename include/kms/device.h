@@ -67,7 +67,10 @@ struct drm_connector *drm_connector_create(struct drm_device *device,
 	uint32_t id, struct wlr_output *output);
 /* Binds a new output of this connector (after a replug or a recreate). */
 void drm_connector_set_output(struct drm_connector *dc, struct wlr_output *output);
-/* Answers a hotplug event naming this connector (or a bare one). */
-void drm_connector_check(struct drm_connector *dc);
+/*
+ * Whether a hotplug naming this connector (or a bare one) is the core's to
+ * answer: it has an output, is still connected and has link-status.
+ */
+bool drm_connector_wants_check(struct drm_connector *dc);
 
 #endif

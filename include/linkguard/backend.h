@@ -10,6 +10,7 @@
  */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 #include <linkguard/connector.h>
 
@@ -68,6 +69,13 @@ void lg_connector_set_connected(struct lg_connector *conn, bool connected);
  * reads link-status and schedules a recovery when it is BAD.
  */
 void lg_connector_hotplug(struct lg_connector *conn);
+/**
+ * One hotplug event concerning several connectors (a bare HOTPLUG=1, the
+ * streams of one MST link): the BAD ones on one backend are recovered in one
+ * atomic wlr_backend_commit, one by one if the backend refuses them together
+ * or the compositor set a commit hook.
+ */
+void lg_connectors_hotplug(struct lg_connector *const *conns, size_t n);
 
 struct lg_connector *lg_manager_find_connector(struct lg_manager *manager,
 	dev_t device, uint32_t id);

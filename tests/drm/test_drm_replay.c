@@ -145,7 +145,32 @@ static void test_bare_hotplug_touches_only_bad(void) {
 	teardown(&f);
 }
 
-/* MST: three streams on one link go BAD at once. */
+/* Counts commits made while all three connectors were being committed. */
+struct group_watch;
+
+struct group_slot {
+	struct group_watch *watch;
+	struct wl_listener commit;
+};
+
+struct group_watch {
+	struct lg_connector *conns[3];
+	int commits, together;
+	struct group_slot outputs[3];
+};
+
+static void handle_group_commit(struct wl_listener *listener, void *data) {
+	struct group_slot *slot = wl_container_of(listener, slot, commit);
+	struct group_watch *watch = slot->watch;
+	watch->commits++;
+	bool all = true;
+	for (int i = 0; i < 3; i++) {
+		all = all && watch->conns[i]->committing;
+	}
+	watch->together += all;
+}
+
+/* MST: three streams on one link go BAD at once: one atomic commit. */
 static void test_mst_three_bad_at_once(void) {
 	struct fixture f;
 	setup(&f, NULL);
@@ -154,10 +179,20 @@ static void test_mst_three_bad_at_once(void) {
 	for (int i = 0; i < 3; i++) {
 		rc[i] = plug_4k(&f, 50 + (uint32_t)i, modes[i]);
 	}
+	struct group_watch watch = {0};
 	for (int i = 0; i < 3; i++) {
 		replay_lower_link(rc[i], 250000);
+		watch.conns[i] = conn_of(&f, 50 + (uint32_t)i);
+		watch.outputs[i].watch = &watch;
+		watch.outputs[i].commit.notify = handle_group_commit;
+		wl_signal_add(&rc[i]->output->events.commit, &watch.outputs[i].commit);
 	}
 	replay_uevent(&f.replay, 0);
+	check_int_eq(watch.commits, 3);
+	check_int_eq(watch.together, 3);
+	for (int i = 0; i < 3; i++) {
+		wl_list_remove(&watch.outputs[i].commit.link);
+	}
 	check_int_eq(f.h.modesets, 6);
 	for (int i = 0; i < 3; i++) {
 		// 4K30 needs 262750 kHz: 2560x1440@60 is the largest that fits.
