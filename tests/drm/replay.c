@@ -258,8 +258,9 @@ void replay_finish(struct replay *replay) {
 drmModeModeInfo replay_mode(uint16_t w, uint16_t h, uint32_t hz,
 		uint32_t clock_khz, bool preferred) {
 	uint16_t htotal = w + 160;
-	uint32_t vtotal = (uint32_t)(((uint64_t)clock_khz * 1000 + htotal * hz / 2) /
-		((uint64_t)htotal * hz));
+	// hz 0: a vtotal of 0, timings a broken EDID could give.
+	uint32_t vtotal = hz == 0 ? 0 : (uint32_t)(((uint64_t)clock_khz * 1000 +
+		htotal * hz / 2) / ((uint64_t)htotal * hz));
 	drmModeModeInfo info = {
 		.clock = clock_khz,
 		.hdisplay = w,

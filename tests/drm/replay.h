@@ -62,7 +62,7 @@ void replay_init(struct replay *replay, struct wl_event_loop *loop,
 void replay_add_stock(struct replay *replay);
 void replay_finish(struct replay *replay);
 
-/* Kernel timings for a w x h mode at about hz with this pixel clock. */
+/* Kernel timings for a w x h mode at about hz with this pixel clock (any). */
 drmModeModeInfo replay_mode(uint16_t w, uint16_t h, uint32_t hz,
 	uint32_t clock_khz, bool preferred);
 struct replay_connector *replay_add_connector(struct replay *replay,
