@@ -149,11 +149,26 @@ static void read_output_mode(struct lg_connector *conn, struct lg_mode *mode) {
 		.height = output->height,
 		.refresh_mhz = output->refresh,
 	};
+	/*
+	 * A custom mode without a refresh (a headless output a compositor
+	 * enabled as it came) runs at the backend's default rate: the sink's
+	 * mode of that size stands for it, the preferred one first.
+	 */
+	const struct lg_mode *sized = NULL;
 	for (size_t i = 0; i < conn->modes.len; i++) {
-		if (lg_mode_same_timing(&conn->modes.modes[i], mode)) {
-			*mode = conn->modes.modes[i];
+		const struct lg_mode *listed = &conn->modes.modes[i];
+		if (lg_mode_same_timing(listed, mode)) {
+			*mode = *listed;
 			return;
 		}
+		if (mode->refresh_mhz == 0 && listed->width == mode->width &&
+				listed->height == mode->height &&
+				(sized == NULL || (listed->preferred && !sized->preferred))) {
+			sized = listed;
+		}
+	}
+	if (sized != NULL) {
+		*mode = *sized;
 	}
 }
 

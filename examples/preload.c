@@ -1,0 +1,158 @@
+/*
+ * liblinkguard-preload.so: linkguard inside an unmodified wlroots
+ * compositor (sway, labwc, river), loaded with LD_PRELOAD.
+ *
+ * It wraps three functions every wlroots compositor calls at start-up, to
+ * learn what linkguard needs: wl_display_create() (the display),
+ * wlr_backend_autocreate() (the backend and the session) and
+ * wlr_backend_start() (where it attaches: before the first outputs appear,
+ * after the compositor has added its own listeners). The real functions are
+ * found with dlsym(RTLD_NEXT). Nothing else changes: without a link
+ * failure, the compositor runs as without the preload.
+ *
+ * Fallbacks reach the compositor as MODE-only request_state events
+ * (lg_commit_request_state), so that its own configuration follows.
+ *
+ * Environment:
+ *   LINKGUARD_SIM=FILE        the simulated link on the headless backend,
+ *                             driven by a scenario file (for CI)
+ *   LINKGUARD_RECOVER=0       watch and report only: what the compositor
+ *                             does without linkguard (for comparisons)
+ *   LINKGUARD_ALLOW_RETRY=1   every client may ask for a retry
+ *   LINKGUARD_DEBUG=1         debug logging
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wayland-server-core.h>
+#include <wlr/backend.h>
+#include <linkguard/drm.h>
+#include <linkguard/log.h>
+#include <linkguard/manager.h>
+#include <linkguard/protocol.h>
+#include <linkguard/sim.h>
+
+static struct {
+	bool refused; // another wlroots than ours is loaded
+	struct wl_display *display;
+	struct wlr_backend *backend;
+	struct wlr_session *session;
+	bool attached;
+	struct lg_manager *manager;
+	struct lg_sim *sim;
+} preload;
+
+/* The next definition of symbol after ours, or NULL with one log line. */
+static void *next_symbol(const char *symbol) {
+	void *real = dlsym(RTLD_NEXT, symbol);
+	if (real == NULL) {
+		lg_log(LG_ERROR, "preload: %s not found: staying out of the way", symbol);
+		preload.refused = true;
+	}
+	return real;
+}
+
+static int find_wlroots(struct dl_phdr_info *info, size_t size, void *data) {
+	const char *base = strrchr(info->dlpi_name, '/');
+	base = base != NULL ? base + 1 : info->dlpi_name;
+	if (strncmp(base, "libwlroots", strlen("libwlroots")) == 0 &&
+			strncmp(base, LG_WLROOTS_SONAME, strlen(LG_WLROOTS_SONAME)) != 0) {
+		*(const char **)data = base;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Two wlroots in one process share nothing: a compositor linked against
+ * another minor version must not be touched at all.
+ */
+__attribute__((constructor))
+static void preload_init(void) {
+	lg_log_init(getenv("LINKGUARD_DEBUG") != NULL ? LG_DEBUG : LG_INFO, NULL);
+	const char *other = NULL;
+	dl_iterate_phdr(find_wlroots, &other);
+	if (other != NULL) {
+		lg_log(LG_ERROR, "preload: built for %s, the compositor uses %s: "
+			"staying out of the way", LG_WLROOTS_SONAME, other);
+		preload.refused = true;
+	}
+}
+
+static bool may_retry(const struct wl_client *client, void *data) {
+	const char *allow = getenv("LINKGUARD_ALLOW_RETRY");
+	return allow != NULL && strcmp(allow, "1") == 0;
+}
+
+static void attach(void) {
+	preload.attached = true;
+	if (preload.display == NULL) {
+		lg_log(LG_ERROR, "preload: no wl_display seen: staying out of the way");
+		return;
+	}
+	struct lg_options options;
+	lg_options_init(&options);
+	options.commit = lg_commit_request_state;
+	const char *recover = getenv("LINKGUARD_RECOVER");
+	options.recover = recover == NULL || strcmp(recover, "0") != 0;
+	preload.manager = lg_manager_create(preload.display, preload.backend,
+		preload.session, &options);
+	if (preload.manager == NULL) {
+		return;
+	}
+	lg_drm_create(preload.manager, preload.backend, preload.session);
+	if (getenv("LINKGUARD_SIM") != NULL) {
+		preload.sim = lg_sim_create(preload.manager, preload.backend);
+	}
+	const struct lg_link_protocol_filter filter = { .may_retry = may_retry };
+	lg_link_protocol_create(preload.manager, &filter);
+	lg_log(LG_INFO, "preload: attached to the compositor");
+}
+
+struct wl_display *wl_display_create(void) {
+	static struct wl_display *(*real)(void);
+	if (real == NULL && (real = next_symbol("wl_display_create")) == NULL) {
+		return NULL;
+	}
+	struct wl_display *display = real();
+	if (preload.display == NULL) {
+		preload.display = display;
+	}
+	return display;
+}
+
+struct wlr_backend *wlr_backend_autocreate(struct wl_event_loop *loop,
+		struct wlr_session **session_ptr) {
+	static struct wlr_backend *(*real)(struct wl_event_loop *,
+		struct wlr_session **);
+	if (real == NULL && (real = next_symbol("wlr_backend_autocreate")) == NULL) {
+		return NULL;
+	}
+	struct wlr_backend *backend = real(loop, session_ptr);
+	if (preload.backend == NULL && backend != NULL) {
+		preload.backend = backend;
+		preload.session = session_ptr != NULL ? *session_ptr : NULL;
+	}
+	return backend;
+}
+
+bool wlr_backend_start(struct wlr_backend *backend) {
+	static bool (*real)(struct wlr_backend *);
+	if (real == NULL && (real = next_symbol("wlr_backend_start")) == NULL) {
+		return false;
+	}
+	// wlroots starts the multi backend's children through here too.
+	bool ours = !preload.refused && !preload.attached && backend == preload.backend;
+	if (ours) {
+		attach();
+	}
+	bool ok = real(backend);
+	const char *scenario = getenv("LINKGUARD_SIM");
+	if (ours && ok && preload.sim != NULL) {
+		lg_sim_load_scenario(preload.sim, scenario);
+	}
+	return ok;
+}

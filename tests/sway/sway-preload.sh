@@ -1,0 +1,132 @@
+#!/bin/sh
+# Debian's own sway binary, unmodified, with liblinkguard-preload.so and the
+# simulated link: a 4K60 monitor's cable drops to RBR. Run twice, side by
+# side: without recovery (what sway does alone: it keeps committing 4K60 on
+# a link that cannot carry it, a black screen on real hardware) and with
+# linkguard (the same output, never removed, at the fallback mode, the
+# workspace laid out at the new size, linkctl telling why).
+#
+#   sway-preload.sh PRELOAD LINKCTL SCENARIO
+#
+# Skips (exit 77) when sway is not installed or uses another wlroots than
+# the preload was built for.
+set -u
+
+preload=${1:?usage: $0 PRELOAD LINKCTL SCENARIO}
+linkctl=${2:?usage: $0 PRELOAD LINKCTL SCENARIO}
+scenario=${3:?usage: $0 PRELOAD LINKCTL SCENARIO}
+config=$(dirname "$0")/config
+
+LG_LOG_NAME=sway LG_LOG_LINES=40
+. "$(dirname "$0")/../lib.sh"
+
+command -v sway >/dev/null 2>&1 || { echo "SKIP: sway is not installed"; exit 77; }
+sway_wlroots=$(ldd "$(command -v sway)" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p')
+ours=$(ldd "$preload" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p')
+[ "$sway_wlroots" = "$ours" ] ||
+	{ echo "SKIP: sway uses $sway_wlroots, the preload $ours"; exit 77; }
+echo "sway $(sway --version | sed 's/sway version //') on $sway_wlroots"
+
+export WLR_HEADLESS_OUTPUTS=0 LINKGUARD_SIM="$scenario"
+
+# Built with -Db_sanitize: sway is not, so the runtimes go in front. Leaks
+# are sway's to answer for at exit; linkguard's are checked in-process.
+runtimes=
+case ${LG_SANITIZE:-none} in
+*address*) runtimes="$runtimes $(${CC:-cc} -print-file-name=libasan.so)" ;;
+esac
+case ${LG_SANITIZE:-none} in
+*undefined*) runtimes="$runtimes $(${CC:-cc} -print-file-name=libubsan.so)" ;;
+esac
+export ASAN_OPTIONS=detect_leaks=0
+
+# outputs: "name WxH@mHz active" per output.
+outputs() {
+	timeout 5 swaymsg -t get_outputs -r |
+		jq -r '.[] | "\(.name) \(.current_mode.width)x\(.current_mode.height)@\(.current_mode.refresh) \(.active)"'
+}
+
+# The focused workspace's size: sway lays it out on the output.
+workspace_size() {
+	timeout 5 swaymsg -t get_workspaces -r |
+		jq -r '.[] | select(.focused) | "\(.rect.width)x\(.rect.height)"'
+}
+
+wl_output_globals() {
+	timeout 5 wayland-info -i wl_output 2>/dev/null |
+		sed -n "s/.*interface: 'wl_output',.*name: *\([0-9]*\).*/\1/p" | sort
+}
+
+# run_sway RECOVER: starts sway, waits 1 s into the scenario.
+run_sway() {
+	: >"$log"
+	LINKGUARD_RECOVER=$1 LD_PRELOAD="$runtimes $preload" sway -c "$config" >"$log" 2>&1 &
+	pid=$!
+	wait_for_log 'preload: attached' 10
+	wait_for_log 'DP-1: connected' 10
+	tries=50
+	while [ -z "$(ls "$dir"/sway-ipc.*.sock 2>/dev/null)" ] && [ $tries -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	SWAYSOCK=$(ls "$dir"/sway-ipc.*.sock 2>/dev/null | head -n 1)
+	WAYLAND_DISPLAY=$(cd "$dir" && ls wayland-* | grep -v lock | head -n 1)
+	export SWAYSOCK WAYLAND_DISPLAY
+	sleep 1
+}
+
+stop_sway() {
+	timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid"
+	wait "$pid" 2>/dev/null
+	pid=
+	rm -f "$dir"/sway-ipc.*.sock
+}
+
+# Without recovery: what sway does alone.
+run_sway 0
+stock_before=$(outputs)
+wait_for_log 'recovery disabled: left to the compositor' 10
+sleep 1
+stock_after=$(outputs)
+stock_link=$(WAYLAND_DISPLAY=$WAYLAND_DISPLAY "$linkctl" | sed -n 's/^  Link status: //p')
+stop_sway
+
+# With linkguard.
+run_sway 1
+before=$(outputs)
+globals_before=$(wl_output_globals)
+[ "$(echo "$before" | wc -l)" = 1 ] || fail "want one output, sway has: $before"
+name=${before%% *}
+case $before in
+"$name 3840x2160@"*" true") ;;
+*) fail "the output is not enabled at 3840x2160 before the failure: $before" ;;
+esac
+wait_for_log 'DP-1: link held at 2560x1440@59.951' 15
+after=$(outputs)
+globals_after=$(wl_output_globals)
+ws=$(workspace_size)
+linkctl_out=$("$linkctl")
+
+echo "== swaymsg -t get_outputs, side by side (name mode active)"
+echo "   sway alone, before:     $stock_before"
+echo "   sway alone, after:      $stock_after (link-status $stock_link)"
+echo "   with linkguard, before: $before"
+echo "   with linkguard, after:  $after"
+
+[ "$stock_link" = bad ] || fail "without recovery the link should stay bad, is '$stock_link'"
+[ "$after" = "$name 2560x1440@59951 true" ] ||
+	fail "want $name at 2560x1440@59951 after the fallback, sway has: $after"
+ok "the same output $name runs 2560x1440@59.951 Hz, still active"
+[ -n "$globals_before" ] && [ "$globals_before" = "$globals_after" ] ||
+	fail "wl_output globals changed: '$globals_before' -> '$globals_after'"
+ok "wl_output global $globals_after was never removed"
+[ "$ws" = 2560x1440 ] || fail "the workspace is $ws, not laid out at 2560x1440"
+ok "sway laid the workspace out at 2560x1440"
+# The last rung of the cascade: 4K60 was retrained, then 4K30, then this.
+echo "$linkctl_out" | grep -q 'Requested mode: 3840x2160 px, 60.000 Hz' &&
+	echo "$linkctl_out" | grep -q 'Last fallback: 3840x2160 px, 30.000 Hz -> 2560x1440 px, 59.951 Hz (mode-pruned)' ||
+	fail "linkctl does not show the fallback: $linkctl_out"
+ok "linkctl shows the requested mode, the fallback and its reason"
+grep -q 'did not apply the requested mode' "$log" &&
+	fail "sway did not apply linkguard's request_state"
+ok "sway applied the fallback from request_state"
