@@ -195,16 +195,22 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 		return;
 	}
 
+	const struct lg_mode previous = conn->current;
+	bool had_current = conn->has_current;
 	read_output_mode(conn, &conn->current);
 	conn->has_current = true;
 	bool ours = conn->committing;
 	if (!ours) {
 		// The compositor's own choice becomes the requested mode, unless it
-		// took linkguard's recommendation for a degraded link.
+		// took linkguard's recommendation for a degraded link, or applied
+		// the fallback linkguard runs once more (a request_state it
+		// handled late, labwc does).
 		bool took_recommendation = conn->has_recommended &&
-			lg_mode_same_timing(&conn->recommended, &conn->current) &&
-			conn->has_requested;
-		if (!took_recommendation) {
+			lg_mode_same_timing(&conn->recommended, &conn->current);
+		bool kept_fallback = conn->fallen_back && had_current &&
+			lg_mode_same_timing(&previous, &conn->current);
+		if (!conn->has_requested ||
+				!(took_recommendation || kept_fallback)) {
 			conn->requested = conn->current;
 			conn->has_requested = true;
 		}

@@ -15,6 +15,15 @@
 #   ok MSG      prints "ok: MSG"
 #   alive       whether $pid still runs
 #   wait_for_log ERE SECONDS   until the log has a matching line
+#   wl_output_globals   the wl_output global names a client sees (wayland-
+#               info): a recreated output comes back under a new name
+#   wait_for_socket     exports WAYLAND_DISPLAY once the compositor's
+#               socket is in $dir
+#   preload_runtimes    what must precede a sanitized preload in LD_PRELOAD
+#   preload_fits PRELOAD BINARY   skips (77) unless BINARY is installed and
+#               uses the wlroots PRELOAD was built for
+#   randr_output NAME   NAME's block in wlr-randr's listing
+#   current_mode_is BLOCK WxH HZ   whether that block's current mode is it
 #
 # and the environment of a headless wlroots compositor with no Wayland or
 # X11 parent.
@@ -64,4 +73,53 @@ wait_for_log() {
 		[ "$tries" -gt 0 ] || fail "no /$1/ in the log after $2 s"
 		sleep 0.1
 	done
+}
+
+wl_output_globals() {
+	timeout 5 "${WAYLAND_INFO:-wayland-info}" -i wl_output 2>/dev/null |
+		sed -n "s/.*interface: 'wl_output',.*name: *\([0-9]*\).*/\1/p" | sort
+}
+
+wait_for_socket() {
+	tries=50
+	while ! ls "$dir"/wayland-* 2>/dev/null | grep -qv lock; do
+		alive || fail "${LG_LOG_NAME:-compositor} exited before its socket appeared"
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "no Wayland socket in $dir after 5 s"
+		sleep 0.1
+	done
+	WAYLAND_DISPLAY=$(cd "$dir" && ls wayland-* | grep -v lock | head -n 1)
+	export WAYLAND_DISPLAY
+}
+
+# A preload built with -Db_sanitize (LG_SANITIZE, with CC the compiler) in an
+# uninstrumented compositor: the sanitizer runtimes must be loaded first.
+preload_runtimes() {
+	case ${LG_SANITIZE:-none} in
+	*address*) printf ' %s' "$(${CC:-cc} -print-file-name=libasan.so)" ;;
+	esac
+	case ${LG_SANITIZE:-none} in
+	*undefined*) printf ' %s' "$(${CC:-cc} -print-file-name=libubsan.so)" ;;
+	esac
+}
+
+preload_fits() {
+	command -v "$2" >/dev/null 2>&1 || { echo "SKIP: $2 is not installed"; exit 77; }
+	theirs=$(ldd "$(command -v "$2")" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p')
+	ours=$(ldd "$1" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p')
+	[ "$theirs" = "$ours" ] ||
+		{ echo "SKIP: $2 uses $theirs, the preload $ours"; exit 77; }
+	echo "$2 on $theirs"
+}
+
+randr_output() {
+	timeout 5 "${WLR_RANDR:-wlr-randr}" >"$dir/randr.txt" 2>&1 ||
+		fail "wlr-randr failed: $(cat "$dir/randr.txt")"
+	awk -v name="$1" '/^[^ ]/ { in_output = ($1 == name) } in_output' "$dir/randr.txt"
+}
+
+# Headless outputs have custom modes only; wlr-randr lists the current one
+# as e.g. "    3840x2160 px, 30.000000 Hz (current)".
+current_mode_is() {
+	printf '%s\n' "$1" | grep -Eq "^    $2 px, $3\.[0-9]+ Hz \((preferred, )?current\)"
 }

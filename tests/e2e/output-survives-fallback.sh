@@ -22,25 +22,6 @@ LG_LOG_NAME=compositor LG_LOG_LINES=40
 "$example" --sim "$scenario" >"$log" 2>&1 &
 pid=$!
 
-# The DP-1 block of wlr-randr's listing.
-randr_dp1() {
-	timeout 5 "$wlr_randr" >"$dir/randr.txt" 2>&1 ||
-		fail "wlr-randr failed: $(cat "$dir/randr.txt")"
-	awk '/^[^ ]/ { in_dp1 = ($1 == "DP-1") } in_dp1' "$dir/randr.txt"
-}
-
-# Headless outputs have custom modes only; wlr-randr lists the current one
-# as e.g. "    3840x2160 px, 30.000000 Hz (current)".
-current_mode_is() {
-	printf '%s\n' "$1" | grep -Eq "^    $2 px, $3\.[0-9]+ Hz \((preferred, )?current\)"
-}
-
-# wl_output global names: a recreated output comes back under a new name.
-wl_output_globals() {
-	timeout 5 "$wayland_info" -i wl_output 2>/dev/null |
-		sed -n "s/.*interface: 'wl_output',.*name: *\([0-9]*\).*/\1/p" | sort
-}
-
 wait_for_log 'running on WAYLAND_DISPLAY=' 10
 socket=$(sed -n 's/.*running on WAYLAND_DISPLAY=\([^ ]*\).*/\1/p' "$log" | head -n 1)
 [ -S "$dir/$socket" ] || fail "no Wayland socket $dir/$socket"
@@ -48,7 +29,7 @@ export WAYLAND_DISPLAY="$socket"
 
 # Before the failure: DP-1 at 3840x2160, 60 Hz.
 wait_for_log 'output DP-1 created' 10
-before=$(randr_dp1)
+before=$(randr_output DP-1)
 [ -n "$before" ] || fail "wlr-randr does not list DP-1: $(cat "$dir/randr.txt")"
 current_mode_is "$before" 3840x2160 60 ||
 	fail "DP-1 is not at 3840x2160 60 Hz before the failure:
@@ -71,7 +52,7 @@ echo "ok: the compositor logged $(grep -Eo 'DP-1: fallback .*' "$log" | tail -n 
 
 tries=50
 while :; do
-	after=$(randr_dp1)
+	after=$(randr_output DP-1)
 	current_mode_is "$after" 3840x2160 30 && break
 	tries=$((tries - 1))
 	[ "$tries" -gt 0 ] || fail "DP-1 is not at 3840x2160 30 Hz after the failure:

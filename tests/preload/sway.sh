@@ -6,7 +6,7 @@
 # linkguard (the same output, never removed, at the fallback mode, the
 # workspace laid out at the new size, linkctl telling why).
 #
-#   sway-preload.sh PRELOAD LINKCTL SCENARIO
+#   sway.sh PRELOAD LINKCTL SCENARIO
 #
 # Skips (exit 77) when sway is not installed or uses another wlroots than
 # the preload was built for.
@@ -15,29 +15,17 @@ set -u
 preload=${1:?usage: $0 PRELOAD LINKCTL SCENARIO}
 linkctl=${2:?usage: $0 PRELOAD LINKCTL SCENARIO}
 scenario=${3:?usage: $0 PRELOAD LINKCTL SCENARIO}
-config=$(dirname "$0")/config
+config=$(dirname "$0")/sway.config
 
 LG_LOG_NAME=sway LG_LOG_LINES=40
 . "$(dirname "$0")/../lib.sh"
 
-command -v sway >/dev/null 2>&1 || { echo "SKIP: sway is not installed"; exit 77; }
-sway_wlroots=$(ldd "$(command -v sway)" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p')
-ours=$(ldd "$preload" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p')
-[ "$sway_wlroots" = "$ours" ] ||
-	{ echo "SKIP: sway uses $sway_wlroots, the preload $ours"; exit 77; }
-echo "sway $(sway --version | sed 's/sway version //') on $sway_wlroots"
+preload_fits "$preload" sway
 
 export WLR_HEADLESS_OUTPUTS=0 LINKGUARD_SIM="$scenario"
 
-# Built with -Db_sanitize: sway is not, so the runtimes go in front. Leaks
-# are sway's to answer for at exit; linkguard's are checked in-process.
-runtimes=
-case ${LG_SANITIZE:-none} in
-*address*) runtimes="$runtimes $(${CC:-cc} -print-file-name=libasan.so)" ;;
-esac
-case ${LG_SANITIZE:-none} in
-*undefined*) runtimes="$runtimes $(${CC:-cc} -print-file-name=libubsan.so)" ;;
-esac
+# Leaks at exit are sway's to answer for; linkguard's are checked in-process.
+runtimes=$(preload_runtimes)
 export ASAN_OPTIONS=detect_leaks=0
 
 # outputs: "name WxH@mHz active" per output.
@@ -52,11 +40,6 @@ workspace_size() {
 		jq -r '.[] | select(.focused) | "\(.rect.width)x\(.rect.height)"'
 }
 
-wl_output_globals() {
-	timeout 5 wayland-info -i wl_output 2>/dev/null |
-		sed -n "s/.*interface: 'wl_output',.*name: *\([0-9]*\).*/\1/p" | sort
-}
-
 # run_sway RECOVER: starts sway, waits 1 s into the scenario.
 run_sway() {
 	: >"$log"
@@ -64,14 +47,10 @@ run_sway() {
 	pid=$!
 	wait_for_log 'preload: attached' 10
 	wait_for_log 'DP-1: connected' 10
-	tries=50
-	while [ -z "$(ls "$dir"/sway-ipc.*.sock 2>/dev/null)" ] && [ $tries -gt 0 ]; do
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	SWAYSOCK=$(ls "$dir"/sway-ipc.*.sock 2>/dev/null | head -n 1)
-	WAYLAND_DISPLAY=$(cd "$dir" && ls wayland-* | grep -v lock | head -n 1)
-	export SWAYSOCK WAYLAND_DISPLAY
+	wait_for_socket
+	# sway opens its IPC socket before the Wayland one.
+	SWAYSOCK=$(ls "$dir"/sway-ipc.*.sock | head -n 1)
+	export SWAYSOCK
 	sleep 1
 }
 
@@ -79,7 +58,7 @@ stop_sway() {
 	timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid"
 	wait "$pid" 2>/dev/null
 	pid=
-	rm -f "$dir"/sway-ipc.*.sock
+	rm -f "$dir"/sway-ipc.*.sock "$dir"/wayland-*
 }
 
 # Without recovery: what sway does alone.
