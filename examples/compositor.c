@@ -788,9 +788,15 @@ static bool server_init(struct example_server *server, bool with_sim) {
 		&server->output_manager_test);
 
 	/* linkguard: created before our new_output listener, so that it knows
-	 * every output before we pick a mode for it. */
+	 * every output before we pick a mode for it. Modes a monitor did not
+	 * hold are remembered under $XDG_STATE_HOME/linkguard. */
+	struct lg_options options;
+	lg_options_init(&options);
+	char *state_dir = lg_default_state_dir();
+	options.state_dir = state_dir;
 	server->linkguard = lg_manager_create(server->display, server->backend,
-		server->session, NULL);
+		server->session, &options);
+	free(state_dir);
 	if (server->linkguard == NULL) {
 		return false;
 	}

@@ -96,10 +96,13 @@ static void attach(void) {
 	struct lg_options options;
 	lg_options_init(&options);
 	options.commit = lg_commit_request_state;
+	char *state_dir = lg_default_state_dir();
+	options.state_dir = state_dir;
 	const char *recover = getenv("LINKGUARD_RECOVER");
 	options.recover = recover == NULL || strcmp(recover, "0") != 0;
 	preload.manager = lg_manager_create(preload.display, preload.backend,
 		preload.session, &options);
+	free(state_dir);
 	if (preload.manager == NULL) {
 		return;
 	}

@@ -134,6 +134,7 @@ void lg_connector_set_connected(struct lg_connector *conn, bool connected) {
 		// Whatever recovery was pending concerned the sink that left.
 		recovery_cancel(conn);
 		lg_mode_list_clear(&conn->modes);
+		known_bad_forget(conn);
 		lg_flap_reset(&conn->flaps);
 		connector_handle_event(conn, LG_EVENT_DISCONNECTED);
 		conn->has_link_params = false;
@@ -258,6 +259,7 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	conn->output_destroy.notify = handle_output_destroy;
 	wl_signal_add(&output->events.destroy, &conn->output_destroy);
 	connector_probe(conn);
+	known_bad_load(conn);
 	lg_conn_log(conn, LG_DEBUG, "driving output %s", output->name);
 	connector_changed(conn);
 }

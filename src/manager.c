@@ -1,5 +1,7 @@
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
@@ -14,6 +16,22 @@ void lg_options_init(struct lg_options *options) {
 		.max_tests = 16,
 		.recover = true,
 	};
+}
+
+char *lg_default_state_dir(void) {
+	const char *state_home = getenv("XDG_STATE_HOME");
+	const char *home = getenv("HOME");
+	const char *base = state_home != NULL && state_home[0] == '/' ? state_home : home;
+	const char *sub = base == state_home ? "/linkguard" : "/.local/state/linkguard";
+	if (base == NULL || base[0] != '/') {
+		return NULL;
+	}
+	size_t len = strlen(base) + strlen(sub) + 1;
+	char *dir = malloc(len);
+	if (dir != NULL) {
+		snprintf(dir, len, "%s%s", base, sub);
+	}
+	return dir;
 }
 
 static void handle_display_destroy(struct wl_listener *listener, void *data) {
@@ -38,6 +56,10 @@ struct lg_manager *lg_manager_create(struct wl_display *display,
 		manager->options = *options;
 	} else {
 		lg_options_init(&manager->options);
+	}
+	if (manager->options.state_dir != NULL) {
+		manager->state_dir = strdup(manager->options.state_dir);
+		manager->options.state_dir = manager->state_dir;
 	}
 	wl_list_init(&manager->connectors);
 	wl_signal_init(&manager->events.new_connector);
@@ -66,6 +88,7 @@ void lg_manager_destroy(struct lg_manager *manager) {
 		lg_connector_destroy(conn);
 	}
 	wl_list_remove(&manager->display_destroy.link);
+	free(manager->state_dir);
 	free(manager);
 }
 

@@ -108,6 +108,9 @@ static int handle_settle_timer(void *data) {
 	conn->last_working = conn->current;
 	conn->has_last_working = conn->has_current;
 	conn->incident_commits = 0;
+	if (conn->has_requested && connector_at_requested(conn)) {
+		known_bad_held(conn, &conn->requested);
+	}
 	char buf[64];
 	lg_conn_log(conn, LG_INFO, "link held at %s, link-status %s",
 		lg_mode_format(&conn->current, buf, sizeof(buf)),
@@ -162,15 +165,15 @@ static void fail(struct lg_connector *conn, const char *why) {
 /* Why the requested mode is not the one running after a recovery. */
 static enum lg_fallback_reason fallback_reason(struct lg_connector *conn,
 		const struct lg_mode *requested) {
-	if (lg_mode_list_find(&conn->known_bad, requested) >= 0) {
-		return LG_FALLBACK_KNOWN_BAD;
+	bool listed = false;
+	for (size_t i = 0; i < conn->modes.len && !listed; i++) {
+		listed = lg_mode_same_timing(&conn->modes.modes[i], requested);
 	}
-	for (size_t i = 0; i < conn->modes.len; i++) {
-		if (lg_mode_same_timing(&conn->modes.modes[i], requested)) {
-			return LG_FALLBACK_TEST_FAILED;
-		}
+	if (!listed) {
+		return LG_FALLBACK_MODE_PRUNED;
 	}
-	return LG_FALLBACK_MODE_PRUNED;
+	return lg_mode_list_find(&conn->known_bad, requested) >= 0 ?
+		LG_FALLBACK_KNOWN_BAD : LG_FALLBACK_TEST_FAILED;
 }
 
 static const struct lg_mode *preferred_or_first(const struct lg_mode_list *modes) {
@@ -286,8 +289,12 @@ void recovery_committed(const struct recovery_plan *plan) {
 	if (plan->has_requested &&
 			!lg_mode_same_timing(&plan->mode, &plan->requested) &&
 			!lg_mode_same_timing(&plan->mode, &plan->from)) {
-		report_fallback(conn, fallback_reason(conn, &plan->requested),
-			&plan->from, &plan->mode);
+		enum lg_fallback_reason reason = fallback_reason(conn, &plan->requested);
+		if (reason != LG_FALLBACK_KNOWN_BAD) {
+			// The link could not carry it: so it goes next boot too.
+			known_bad_add(conn, &plan->requested);
+		}
+		report_fallback(conn, reason, &plan->from, &plan->mode);
 	}
 }
 
@@ -300,7 +307,7 @@ void recovery_run(struct lg_connector *conn) {
 		}
 		// A commit that fails after a passing test: the mode is bad for
 		// this monitor until replug, plan again without it.
-		lg_mode_list_append(&conn->known_bad, &plan.mode);
+		known_bad_add(conn, &plan.mode);
 	}
 }
 
@@ -386,6 +393,10 @@ bool recovery_choose_initial(struct lg_connector *conn, struct lg_mode *mode) {
 	if (requested == NULL) {
 		return false;
 	}
+	// What the compositor would have picked, had linkguard not known
+	// better (a known-bad mode): a retry goes back to it.
+	conn->requested = *requested;
+	conn->has_requested = true;
 	const struct lg_mode *chosen = pick_candidate(conn, requested, NULL);
 	if (chosen == NULL) {
 		return false;

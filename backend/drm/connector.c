@@ -10,6 +10,7 @@
 #include <linkguard/backend.h>
 #include <linkguard/log.h>
 #include <kms/device.h>
+#include <kms/identity.h>
 
 #define drm_log(dc, importance, fmt, ...) \
 	lg_log(importance, "drm: %s: " fmt, (dc)->conn->name, ##__VA_ARGS__)
@@ -114,8 +115,13 @@ static bool drm_check_mode(struct lg_connector *conn, const struct lg_mode *mode
 	return dc->device->kms->test_mode(dc->device->kms_data, conn->output, info);
 }
 
+static const char *drm_get_identity(struct lg_connector *conn) {
+	return drm_connector_from_conn(conn)->identity;
+}
+
 static void drm_destroy(struct lg_connector *conn) {
 	struct drm_connector *dc = drm_connector_from_conn(conn);
+	free(dc->identity);
 	wl_list_remove(&dc->output_destroy.link);
 	wl_list_remove(&dc->link);
 	kms_modes_finish(&dc->kms_modes);
@@ -127,6 +133,7 @@ static const struct lg_connector_impl drm_connector_impl = {
 	.probe = drm_probe,
 	.set_mode = drm_set_mode,
 	.check_mode = drm_check_mode,
+	.get_identity = drm_get_identity,
 	.destroy = drm_destroy,
 };
 
@@ -175,11 +182,25 @@ static void handle_output_destroy(struct wl_listener *listener, void *data) {
 	}
 }
 
+/* The monitor now on the connector, from its EDID (no EDID: no identity). */
+static void read_identity(struct drm_connector *dc) {
+	const struct drm_device *device = dc->device;
+	free(dc->identity);
+	dc->identity = NULL;
+	void *edid = NULL;
+	size_t size = 0;
+	if (device->kms->get_edid(device->kms_data, dc->id, &edid, &size)) {
+		dc->identity = drm_identity_from_edid(edid, size);
+		free(edid);
+	}
+}
+
 void drm_connector_set_output(struct drm_connector *dc, struct wlr_output *output) {
 	wl_list_remove(&dc->output_destroy.link);
 	dc->output_destroy.notify = handle_output_destroy;
 	wl_signal_add(&output->events.destroy, &dc->output_destroy);
 	dc->probed = true;
+	read_identity(dc);
 	if (output->description != NULL) {
 		lg_connector_set_description(dc->conn, output->description);
 	}

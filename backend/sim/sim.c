@@ -173,6 +173,12 @@ static void sim_connector_destroy(struct lg_connector *conn) {
 	free(sc);
 }
 
+/* A simulated monitor is known by its profile, as a real one by its EDID. */
+static const char *sim_get_identity(struct lg_connector *conn) {
+	struct sim_connector *sc = conn->data;
+	return sc->link.sink != NULL ? sc->link.sink->name : NULL;
+}
+
 static const struct lg_connector_impl sim_connector_impl = {
 	.get_link_status = sim_get_link_status,
 	.probe = sim_probe,
@@ -180,6 +186,7 @@ static const struct lg_connector_impl sim_connector_impl = {
 	.check_mode = sim_check_mode,
 	.mode_committed = sim_mode_committed,
 	.get_link_params = sim_get_link_params,
+	.get_identity = sim_get_identity,
 	.destroy = sim_connector_destroy,
 };
 

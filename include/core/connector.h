@@ -39,6 +39,16 @@ void recovery_handle_mode_set(struct lg_connector *conn);
 /* The mode to offer a new output: requested if it fits, else a fallback. */
 bool recovery_choose_initial(struct lg_connector *conn, struct lg_mode *mode);
 
+/* known_bad.c: conn->known_bad, persisted when options.state_dir is set. */
+/* Once per connector, when its monitor is known: what the store remembers. */
+void known_bad_load(struct lg_connector *conn);
+/* The monitor did not hold mode on this connector. */
+void known_bad_add(struct lg_connector *conn, const struct lg_mode *mode);
+/* The sink left: on a replug every mode is worth trying again. */
+void known_bad_forget(struct lg_connector *conn);
+/* The link held mode: not bad after all; the store catches up. */
+void known_bad_held(struct lg_connector *conn, const struct lg_mode *mode);
+
 uint64_t lg_now_ms(void);
 
 #endif

@@ -49,6 +49,7 @@ struct drm_connector {
 	struct kms_modes kms_modes; // the last list, as the kernel gave it
 	bool probed; // wlroots probed the connector just now: no second probe
 	uint32_t forced_probes; // DDC/AUX reads we caused, for tests and bench
+	char *identity; // from the EDID, for the known-bad store; may be NULL
 	enum drm_destroy_cause last_destroy;
 	struct wl_listener output_destroy;
 	struct wl_list link; // drm_device.connectors

@@ -41,6 +41,12 @@ struct lg_connector_impl {
 	/* Optional: current DisplayPort link parameters. */
 	bool (*get_link_params)(struct lg_connector *conn,
 		struct lg_link_params *params);
+	/*
+	 * Optional: the monitor's identity (from its EDID), a string without
+	 * whitespace that stays the same across boots and ports, or NULL.
+	 * Known-bad modes are persisted under it.
+	 */
+	const char *(*get_identity)(struct lg_connector *conn);
 	/* Frees the backend's part; the core frees the rest. */
 	void (*destroy)(struct lg_connector *conn);
 };

@@ -28,6 +28,12 @@ struct lg_options {
 	 * to recover by themselves on the signals).
 	 */
 	bool recover;
+	/*
+	 * Where the modes each monitor did not hold are kept across restarts
+	 * (a file "known-bad" in it; see lg_default_state_dir()). NULL: kept
+	 * in memory only. Copied.
+	 */
+	const char *state_dir;
 	/* NULL: linkguard commits itself. See linkguard/commit.h. */
 	lg_commit_func_t commit;
 	void *commit_data;
@@ -35,6 +41,12 @@ struct lg_options {
 
 /** Fills options with the defaults. */
 void lg_options_init(struct lg_options *options);
+/**
+ * $XDG_STATE_HOME/linkguard, else $HOME/.local/state/linkguard (malloc'ed),
+ * or NULL when neither variable is set. The caller creates nothing: the
+ * directory is made on the first write.
+ */
+char *lg_default_state_dir(void);
 
 /**
  * linkguard for one compositor: watches every connector the backends report
@@ -57,6 +69,7 @@ struct lg_manager {
 	} events;
 
 	struct wl_listener display_destroy;
+	char *state_dir; // options.state_dir's copy
 };
 
 /**

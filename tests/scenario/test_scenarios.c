@@ -3,9 +3,12 @@
  * backend. Each scenario is a sim script; the assertions check every state
  * transition, the modes committed and that the output was never destroyed.
  */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wlr/types/wlr_output.h>
 #include <linkguard/connector.h>
+#include <core/store.h>
 #include "harness.h"
 #include "test.h"
 
@@ -365,6 +368,61 @@ static void test_every_candidate_rejected_fails_cleanly(void) {
 	harness_finish(&h);
 }
 
+/*
+ * The known-bad-mode store: a monitor that lost 4K60 on this connector is
+ * offered 4K30 at the next start, without a black 4K60 first; a retry after
+ * the cable was fixed brings 4K60 back and the store forgets it.
+ */
+static void test_known_bad_mode_avoided_after_restart(void) {
+	char dir[] = "/tmp/lg-state-XXXXXX";
+	check(mkdtemp(dir) != NULL);
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	options.state_dir = dir;
+	const struct lg_mode uhd60 = { 3840, 2160, 60000, 533250, true, false };
+	struct lg_mode_list stored;
+	lg_mode_list_init(&stored);
+
+	struct harness h;
+	check(harness_init(&h, &options));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n", 400));
+	check_int_eq(h.n_fallbacks, 1);
+	harness_finish(&h);
+	check(store_load(dir, "DP-1", "4k60", &stored));
+	check(stored.len == 1 && lg_mode_equal(&stored.modes[0], &uhd60));
+
+	// The next start, the cable fixed meanwhile.
+	check(harness_init(&h, &options));
+	check(harness_run(&h, "0 plug DP-1 4k60\n", 200));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL);
+	if (hc != NULL) {
+		check(mode_is(&hc->conn->current, 3840, 2160, 30));
+		check(mode_is(&hc->conn->requested, 3840, 2160, 60));
+		check_int_eq(hc->conn->state, DEGRADED);
+		check_int_eq(h.modesets, 1);
+		check_int_eq(h.n_fallbacks, 0);
+
+		check_int_eq(lg_connector_retry(hc->conn), LG_RETRY_COMMITTED);
+		harness_dispatch_for(&h, 300);
+		check(mode_is(&hc->conn->current, 3840, 2160, 60));
+		check_int_eq(hc->conn->state, GOOD);
+	}
+	harness_finish(&h);
+	lg_mode_list_clear(&stored);
+	check(store_load(dir, "DP-1", "4k60", &stored));
+	check_int_eq(stored.len, 0);
+	lg_mode_list_finish(&stored);
+
+	char path[64];
+	snprintf(path, sizeof(path), "%s/known-bad", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained_when_it_still_fits);
 	run_test(test_single_failure_falls_back_to_same_size);
@@ -382,5 +440,6 @@ int main(void) {
 	run_test(test_output_destroyed_mid_recovery);
 	run_test(test_sink_swap_starts_afresh);
 	run_test(test_every_candidate_rejected_fails_cleanly);
+	run_test(test_known_bad_mode_avoided_after_restart);
 	return test_result();
 }
