@@ -184,8 +184,18 @@ static void add_output(struct replay_connector *rc) {
 	wlr_headless_add_output(rc->replay->backend, mode->hdisplay, mode->vdisplay);
 }
 
-/* wlroots' answer to BAD: a new output with the pruned list. */
+/*
+ * wlroots' answer to BAD: it turns the CRTC off (a modeset) as it destroys
+ * the output, and creates a new one with the pruned list.
+ */
 static void recreate(struct replay_connector *rc) {
+	if (rc->output->enabled) {
+		struct wlr_output_state off;
+		wlr_output_state_init(&off);
+		wlr_output_state_set_enabled(&off, false);
+		wlr_output_commit_state(rc->output, &off);
+		wlr_output_state_finish(&off);
+	}
 	wlr_output_destroy(rc->output);
 	rc->recreates++;
 	probe(rc);

@@ -17,7 +17,7 @@
 #include <kms/kms.h>
 
 #define REPLAY_MAX_MODES 16
-#define REPLAY_MAX_CONNECTORS 4
+#define REPLAY_MAX_CONNECTORS 64
 
 struct replay;
 

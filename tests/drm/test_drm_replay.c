@@ -296,8 +296,8 @@ static void test_session_inactive(void) {
 	check_int_eq(rc->recreates, 1);
 	check_int_eq(drm_device_find_connector(f.device, 42)->last_destroy,
 		DRM_DESTROY_BAD_LINK);
-	check_int_eq(f.h.modesets, 2);
-	check(committed(&f.h, 1, rc->output, &modes[1]));
+	check_int_eq(f.h.modesets, 3); // on, wlroots' off, the new output's
+	check(committed(&f.h, 2, rc->output, &modes[1]));
 	struct lg_connector *conn = conn_of(&f, 42);
 	check(conn->output == rc->output);
 	check_int_eq(conn->requested.refresh_mhz, kms_mode_refresh_mhz(&modes[0]));
@@ -333,8 +333,8 @@ static void test_recreate_gets_recommendation(void) {
 	check_int_eq(rc->output->transform, WL_OUTPUT_TRANSFORM_90);
 	check_int_eq(drm_device_find_connector(f.device, 42)->last_destroy,
 		DRM_DESTROY_BAD_LINK);
-	check_int_eq(f.h.modesets, 2); // a scale change is no modeset
-	check(committed(&f.h, 1, rc->output, &modes[1]));
+	check_int_eq(f.h.modesets, 3); // on, wlroots' off, the new output's
+	check(committed(&f.h, 2, rc->output, &modes[1]));
 	check_int_eq(conn_of(&f, 42)->requested.refresh_mhz,
 		kms_mode_refresh_mhz(&modes[0]));
 	teardown(&f);

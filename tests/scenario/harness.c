@@ -75,12 +75,15 @@ static void handle_new_output(struct wl_listener *listener, void *data) {
 	wl_signal_add(&output->events.destroy, &ho->destroy);
 	wl_list_insert(&h->outputs, &ho->link);
 
+	wlr_output_create_global(output, h->display);
 	// Headless outputs list no modes: without a recommendation (the kernel
-	// refuses every mode) there is nothing to enable, as on DRM.
+	// refuses every mode) there is nothing to enable, as on DRM. A stock
+	// compositor enables the output as it comes (its preferred size).
 	struct wlr_output_state state;
 	wlr_output_state_init(&state);
 	wlr_output_state_set_enabled(&state, true);
-	if (lg_manager_recommend_state(h->manager, output, &state)) {
+	if (h->stock_compositor ||
+			lg_manager_recommend_state(h->manager, output, &state)) {
 		wlr_output_commit_state(output, &state);
 	}
 	wlr_output_state_finish(&state);

@@ -42,6 +42,7 @@ struct harness {
 	struct lg_manager *manager;
 	struct lg_sim *sim;
 	bool scenario_done;
+	bool stock_compositor; // new outputs ignore linkguard's recommendation
 
 	int outputs_created, outputs_destroyed;
 	int requests; // request_state events, applied at once like sway
