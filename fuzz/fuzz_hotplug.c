@@ -13,12 +13,9 @@
 #include <string.h>
 #include <wlr/backend.h>
 #include <wlr/types/wlr_output.h>
-#include <wlr/util/log.h>
 #include <kms/device.h>
 #include <linkguard/connector.h>
-#include <linkguard/log.h>
 #include "drm/replay.h"
-#include "scenario/harness.h"
 
 struct input {
 	const uint8_t *data;
@@ -115,37 +112,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	lg_options_init(&options);
 	options.settle_ms = 1;
 	options.flap_window_ms = 20;
-	struct harness h;
-	struct replay replay;
-	if (!harness_init_headless(&h, &options)) {
+	struct replay_bed bed;
+	harness_quiet();
+	if (!replay_bed_init(&bed, &options, false)) {
 		abort();
 	}
-	wlr_log_init(WLR_SILENT, NULL);
-	lg_log_init(LG_SILENT, NULL);
-	replay_init(&replay, h.loop, h.backend);
-	struct drm_device *device = drm_device_create(h.manager, &replay.session,
-		&replay.dev, h.backend, &replay_kms_impl, &replay);
-	replay_add_stock(&replay);
-	if (device == NULL || !wlr_backend_start(h.backend)) {
-		abort();
-	}
+	struct harness *h = &bed.h;
+	struct replay *replay = &bed.replay;
 
 	struct input in = { data, size };
-	run(&h, &replay, &in);
+	run(h, replay, &in);
 
 	int recreates = 0;
-	for (size_t i = 0; i < replay.n_conns; i++) {
-		const struct replay_connector *rc = &replay.conns[i];
-		struct drm_connector *dc = drm_device_find_connector(device, rc->id);
+	for (size_t i = 0; i < replay->n_conns; i++) {
+		const struct replay_connector *rc = &replay->conns[i];
+		struct drm_connector *dc = drm_device_find_connector(bed.device, rc->id);
 		// linkguard drives exactly the output wlroots has for the connector.
 		assert(rc->output == NULL || (dc != NULL && dc->conn->output == rc->output));
 		recreates += rc->recreates;
 	}
 	// An output goes only when wlroots destroys it: unplug or recreate.
-	assert(h.outputs_destroyed <= recreates + (int)replay.n_conns);
-
-	drm_device_destroy(device);
-	replay_finish(&replay);
-	harness_finish(&h);
+	assert(h->outputs_destroyed <= recreates + (int)replay->n_conns);
+	replay_bed_finish(&bed);
 	return 0;
 }

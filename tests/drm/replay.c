@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <wlr/backend.h>
 #include <wlr/backend/headless.h>
 #include <wlr/types/wlr_output.h>
 #include "replay.h"
@@ -135,16 +136,28 @@ static int handle_uevent_timer(void *data) {
 	return 0;
 }
 
+/*
+ * The clock of the mode the output runs; a custom mode without a refresh
+ * (a stock compositor enabling a new output as it comes) is the listed mode
+ * of that size, the preferred one first.
+ */
 static uint32_t committed_clock(const struct replay_connector *rc) {
+	uint32_t clock = 0;
 	for (size_t i = 0; i < rc->n_sink; i++) {
 		const drmModeModeInfo *info = &rc->sink[i];
-		if (info->hdisplay == rc->output->width &&
-				info->vdisplay == rc->output->height &&
-				kms_mode_refresh_mhz(info) == rc->output->refresh) {
+		if (info->hdisplay != rc->output->width ||
+				info->vdisplay != rc->output->height) {
+			continue;
+		}
+		if (kms_mode_refresh_mhz(info) == rc->output->refresh) {
 			return info->clock;
 		}
+		if (rc->output->refresh == 0 &&
+				(clock == 0 || (info->type & DRM_MODE_TYPE_PREFERRED))) {
+			clock = info->clock;
+		}
 	}
-	return 0;
+	return clock;
 }
 
 /*
@@ -288,6 +301,14 @@ drmModeModeInfo replay_mode(uint16_t w, uint16_t h, uint32_t hz,
 	return info;
 }
 
+size_t replay_monitor_4k(drmModeModeInfo modes[4]) {
+	modes[0] = replay_mode(3840, 2160, 60, 533250, true);
+	modes[1] = replay_mode(3840, 2160, 30, 262750, false);
+	modes[2] = replay_mode(2560, 1440, 60, 241500, false);
+	modes[3] = replay_mode(1920, 1080, 60, 148500, false);
+	return 4;
+}
+
 struct replay_connector *replay_add_connector(struct replay *replay,
 		uint32_t id, const drmModeModeInfo *sink, size_t n_sink) {
 	struct replay_connector *rc = &replay->conns[replay->n_conns++];
@@ -325,4 +346,23 @@ void replay_uevent(struct replay *replay, uint32_t conn_id) {
 void replay_set_active(struct replay *replay, bool active) {
 	replay->session.active = active;
 	wl_signal_emit_mutable(&replay->session.events.active, NULL);
+}
+
+bool replay_bed_init(struct replay_bed *bed, const struct lg_options *options,
+		bool stock_compositor) {
+	if (!harness_init_headless(&bed->h, options)) {
+		return false;
+	}
+	bed->h.stock_compositor = stock_compositor;
+	replay_init(&bed->replay, bed->h.loop, bed->h.backend);
+	bed->device = drm_device_create(bed->h.manager, &bed->replay.session,
+		&bed->replay.dev, bed->h.backend, &replay_kms_impl, &bed->replay);
+	replay_add_stock(&bed->replay);
+	return bed->device != NULL && wlr_backend_start(bed->h.backend);
+}
+
+void replay_bed_finish(struct replay_bed *bed) {
+	drm_device_destroy(bed->device);
+	replay_finish(&bed->replay);
+	harness_finish(&bed->h);
 }

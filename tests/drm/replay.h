@@ -14,7 +14,9 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 #include <wlr/backend/session.h>
+#include <kms/device.h>
 #include <kms/kms.h>
+#include "scenario/harness.h"
 
 #define REPLAY_MAX_MODES 16
 #define REPLAY_MAX_CONNECTORS 64
@@ -56,6 +58,22 @@ struct replay {
 
 extern const struct kms_impl replay_kms_impl;
 
+/*
+ * All of it together: the scenario harness without the sim (a compositor
+ * that enables what linkguard recommends, or a stock one), the replayed
+ * kernel, backend/drm's device on it, and wlroots' own handler after ours.
+ */
+struct replay_bed {
+	struct harness h;
+	struct replay replay;
+	struct drm_device *device;
+};
+
+/* options may be NULL (the harness's fast defaults). */
+bool replay_bed_init(struct replay_bed *bed, const struct lg_options *options,
+	bool stock_compositor);
+void replay_bed_finish(struct replay_bed *bed);
+
 void replay_init(struct replay *replay, struct wl_event_loop *loop,
 	struct wlr_backend *backend);
 /* Installs the stand-in for wlroots' own handlers (after linkguard's). */
@@ -65,6 +83,8 @@ void replay_finish(struct replay *replay);
 /* Kernel timings for a w x h mode at about hz with this pixel clock (any). */
 drmModeModeInfo replay_mode(uint16_t w, uint16_t h, uint32_t hz,
 	uint32_t clock_khz, bool preferred);
+/* A 4K60 monitor's list with CVT-RB clocks: 4K60, 4K30, 1440p60, 1080p60. */
+size_t replay_monitor_4k(drmModeModeInfo modes[4]);
 struct replay_connector *replay_add_connector(struct replay *replay,
 	uint32_t id, const drmModeModeInfo *sink, size_t n_sink);
 /* A sink appears: wlroots probes it and creates its output. */

@@ -9,55 +9,25 @@
 #include <wlr/types/wlr_output.h>
 #include <kms/device.h>
 #include <linkguard/connector.h>
-#include "scenario/harness.h"
 #include "test.h"
 #include "replay.h"
 
-struct fixture {
-	struct harness h;
-	struct replay replay;
-	struct drm_device *device;
-};
-
-static void setup(struct fixture *f, const struct lg_options *options) {
-	if (!harness_init_headless(&f->h, options)) {
-		fprintf(stderr, "cannot set up the headless harness\n");
-		exit(1);
-	}
-	replay_init(&f->replay, f->h.loop, f->h.backend);
-	f->device = drm_device_create(f->h.manager, &f->replay.session,
-		&f->replay.dev, f->h.backend, &replay_kms_impl, &f->replay);
-	replay_add_stock(&f->replay);
-	if (f->device == NULL || !wlr_backend_start(f->h.backend)) {
-		fprintf(stderr, "cannot start\n");
+static void setup(struct replay_bed *f, const struct lg_options *options) {
+	if (!replay_bed_init(f, options, false)) {
+		fprintf(stderr, "cannot set up the replay\n");
 		exit(1);
 	}
 }
 
-static void teardown(struct fixture *f) {
-	drm_device_destroy(f->device);
-	replay_finish(&f->replay);
-	harness_finish(&f->h);
-}
-
-/* A 4K60 monitor's list with CVT-RB clocks. */
-static size_t monitor_4k(drmModeModeInfo *modes) {
-	modes[0] = replay_mode(3840, 2160, 60, 533250, true);
-	modes[1] = replay_mode(3840, 2160, 30, 262750, false);
-	modes[2] = replay_mode(2560, 1440, 60, 241500, false);
-	modes[3] = replay_mode(1920, 1080, 60, 148500, false);
-	return 4;
-}
-
-static struct replay_connector *plug_4k(struct fixture *f, uint32_t id,
+static struct replay_connector *plug_4k(struct replay_bed *f, uint32_t id,
 		drmModeModeInfo *modes) {
-	size_t n = monitor_4k(modes);
+	size_t n = replay_monitor_4k(modes);
 	struct replay_connector *rc = replay_add_connector(&f->replay, id, modes, n);
 	replay_plug(rc);
 	return rc;
 }
 
-static struct lg_connector *conn_of(struct fixture *f, uint32_t id) {
+static struct lg_connector *conn_of(struct replay_bed *f, uint32_t id) {
 	struct drm_connector *dc = drm_device_find_connector(f->device, id);
 	return dc != NULL ? dc->conn : NULL;
 }
@@ -82,7 +52,7 @@ static bool committed(const struct harness *h, int i, struct wlr_output *output,
 
 /* i915's first answer: lower the link but keep the mode, at fewer bpp. */
 static void test_same_mode_retrained(void) {
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
@@ -99,12 +69,12 @@ static void test_same_mode_retrained(void) {
 	harness_dispatch_for(&f.h, 200);
 	check_int_eq(conn_of(&f, 42)->state, LG_LINK_GOOD);
 	check_int_eq(f.h.n_fallbacks, 0);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /* HOTPLUG=1 CONNECTOR=42 with BAD and 4K60 pruned: one probe, one commit. */
 static void test_pruned_mode_falls_back_in_place(void) {
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
@@ -123,12 +93,12 @@ static void test_pruned_mode_falls_back_in_place(void) {
 	check_int_eq(f.h.fallbacks[0].reason, LG_FALLBACK_MODE_PRUNED);
 	harness_dispatch_for(&f.h, 200);
 	check_int_eq(conn_of(&f, 42)->state, LG_LINK_DEGRADED);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /* A bare HOTPLUG=1: only the connector whose link-status is BAD is touched. */
 static void test_bare_hotplug_touches_only_bad(void) {
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo a[4], b[4];
 	struct replay_connector *good = plug_4k(&f, 42, a);
@@ -142,7 +112,7 @@ static void test_bare_hotplug_touches_only_bad(void) {
 	check_int_eq(good->forced_probes, 0);
 	check_int_eq(bad->forced_probes, 1);
 	check_int_eq(f.h.outputs_destroyed, 0);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /* Counts commits made while all three connectors were being committed. */
@@ -172,7 +142,7 @@ static void handle_group_commit(struct wl_listener *listener, void *data) {
 
 /* MST: three streams on one link go BAD at once: one atomic commit. */
 static void test_mst_three_bad_at_once(void) {
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[3][4];
 	struct replay_connector *rc[3];
@@ -202,12 +172,12 @@ static void test_mst_three_bad_at_once(void) {
 	}
 	check_int_eq(f.h.n_fallbacks, 3);
 	check_int_eq(f.h.outputs_destroyed, 0);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /* The sink is gone by the time linkguard probes: an unplug, no failure. */
 static void test_disconnected_at_probe(void) {
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
@@ -220,12 +190,12 @@ static void test_disconnected_at_probe(void) {
 	check(!conn_of(&f, 42)->connected);
 	check_int_eq(drm_device_find_connector(f.device, 42)->last_destroy,
 		DRM_DESTROY_UNPLUG);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /* BAD and nothing fits: the output is disabled and reported failed. */
 static void test_probe_returns_no_mode(void) {
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
@@ -236,12 +206,12 @@ static void test_probe_returns_no_mode(void) {
 	check_int_eq(f.h.modesets, 2);
 	check(!f.h.commits[1].enabled);
 	check_int_eq(conn_of(&f, 42)->state, LG_LINK_FAILED);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /* A connector without link-status (not DP): nothing to answer. */
 static void test_missing_property(void) {
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
@@ -251,12 +221,12 @@ static void test_missing_property(void) {
 	check_int_eq(f.h.modesets, 1);
 	check_int_eq(rc->forced_probes, 0);
 	check_int_eq(f.h.outputs_destroyed, 0);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /* The retrained mode fails again right after our commit: next rung. */
 static void test_cascade(void) {
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
@@ -273,7 +243,7 @@ static void test_cascade(void) {
 	check_int_eq(f.h.outputs_destroyed, 0);
 	check_int_eq(f.h.n_fallbacks, 1);
 	check_int_eq(conn_of(&f, 42)->state, LG_LINK_DEGRADED);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /*
@@ -282,7 +252,7 @@ static void test_cascade(void) {
  * linkguard classifies the destroy and recommends the fallback.
  */
 static void test_session_inactive(void) {
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
@@ -302,7 +272,7 @@ static void test_session_inactive(void) {
 	check(conn->output == rc->output);
 	check_int_eq(conn->requested.refresh_mhz, kms_mode_refresh_mhz(&modes[0]));
 	check_int_eq(rc->link_status, LG_LINK_STATUS_GOOD);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /*
@@ -315,7 +285,7 @@ static void test_recreate_gets_recommendation(void) {
 	lg_options_init(&options);
 	options.recover = false;
 	options.settle_ms = 100;
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, &options);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
@@ -337,7 +307,7 @@ static void test_recreate_gets_recommendation(void) {
 	check(committed(&f.h, 2, rc->output, &modes[1]));
 	check_int_eq(conn_of(&f, 42)->requested.refresh_mhz,
 		kms_mode_refresh_mhz(&modes[0]));
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 /*
@@ -350,7 +320,7 @@ static void test_fallback_through_request_state(void) {
 	lg_options_init(&options);
 	options.settle_ms = 100;
 	options.commit = lg_commit_request_state;
-	struct fixture f;
+	struct replay_bed f;
 	setup(&f, &options);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
@@ -367,7 +337,7 @@ static void test_fallback_through_request_state(void) {
 	check_int_eq(f.h.outputs_destroyed, 0);
 	check_int_eq(f.h.n_fallbacks, 1);
 	check_int_eq(conn_of(&f, 42)->state, LG_LINK_DEGRADED);
-	teardown(&f);
+	replay_bed_finish(&f);
 }
 
 int main(void) {

@@ -36,6 +36,9 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 		commit->width = ho->output->width;
 		commit->height = ho->output->height;
 		commit->refresh_mhz = ho->output->refresh;
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		commit->usec = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 	}
 	h->modesets++;
 }
@@ -144,10 +147,16 @@ static void handle_scenario_done(struct wl_listener *listener, void *data) {
 	h->scenario_done = true;
 }
 
+static bool quiet;
+
+void harness_quiet(void) {
+	quiet = true;
+}
+
 bool harness_init_headless(struct harness *h, const struct lg_options *options) {
 	*h = (struct harness){0};
-	wlr_log_init(WLR_ERROR, NULL);
-	lg_log_init(LG_DEBUG, NULL);
+	wlr_log_init(quiet ? WLR_SILENT : WLR_ERROR, NULL);
+	lg_log_init(quiet ? LG_SILENT : LG_DEBUG, NULL);
 	wl_list_init(&h->connectors);
 	wl_list_init(&h->outputs);
 

@@ -31,6 +31,7 @@ struct harness_commit {
 	struct wlr_output *output;
 	bool enabled;
 	int32_t width, height, refresh_mhz;
+	uint64_t usec; // CLOCK_MONOTONIC
 };
 
 struct harness {
@@ -62,6 +63,8 @@ struct harness {
 	struct wl_listener scenario_done_listener;
 };
 
+/* No logging from the harnesses set up from now on (benchmarks, fuzzing). */
+void harness_quiet(void);
 /* options may be NULL: fast test defaults (100 ms settle, flap 3 in 3 s). */
 bool harness_init(struct harness *h, const struct lg_options *options);
 /*

@@ -1,0 +1,28 @@
+#ifndef BENCH_BENCH_H
+#define BENCH_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Repeated measurements of one figure: median and spread. */
+#define BENCH_MAX_SAMPLES 64
+
+struct bench_stats {
+	double samples[BENCH_MAX_SAMPLES];
+	size_t len;
+};
+
+void bench_stats_add(struct bench_stats *stats, double value);
+/* "median [min-max]" with the given decimals. */
+const char *bench_stats_format(struct bench_stats *stats, int decimals,
+	char *buf, size_t size);
+
+uint64_t bench_now_us(void);
+uint64_t bench_cpu_ns(void);
+
+/* recovery.c: recreate vs linkguard, alternating, runs times each. */
+void bench_recovery(int runs);
+/* scale.c: CPU per event at 1/16/64 connectors, probes, heap, RSS. */
+void bench_scale(int events);
+
+#endif

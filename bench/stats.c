@@ -1,0 +1,41 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "bench.h"
+
+void bench_stats_add(struct bench_stats *stats, double value) {
+	if (stats->len < BENCH_MAX_SAMPLES) {
+		stats->samples[stats->len++] = value;
+	}
+}
+
+static int compare(const void *a, const void *b) {
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+const char *bench_stats_format(struct bench_stats *stats, int decimals,
+		char *buf, size_t size) {
+	if (stats->len == 0) {
+		snprintf(buf, size, "-");
+		return buf;
+	}
+	qsort(stats->samples, stats->len, sizeof(double), compare);
+	double median = stats->len % 2 ? stats->samples[stats->len / 2] :
+		(stats->samples[stats->len / 2 - 1] + stats->samples[stats->len / 2]) / 2;
+	snprintf(buf, size, "%.*f [%.*f-%.*f]", decimals, median, decimals,
+		stats->samples[0], decimals, stats->samples[stats->len - 1]);
+	return buf;
+}
+
+uint64_t bench_now_us(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+uint64_t bench_cpu_ns(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
