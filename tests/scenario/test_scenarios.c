@@ -368,6 +368,53 @@ static void test_every_candidate_rejected_fails_cleanly(void) {
 	harness_finish(&h);
 }
 
+/* A compositor hook whose commit of 3840x2160@30 fails, as KMS may. */
+static int failed_commits;
+
+static bool commit_failing_4k30(struct wlr_output *output,
+		const struct wlr_output_state *state, void *data) {
+	if ((state->committed & WLR_OUTPUT_STATE_MODE) &&
+			state->mode_type == WLR_OUTPUT_STATE_MODE_CUSTOM &&
+			state->custom_mode.width == 3840 &&
+			state->custom_mode.refresh == 30000) {
+		failed_commits++;
+		return false;
+	}
+	return wlr_output_commit_state(output, state);
+}
+
+/*
+ * The commit of the chosen fallback fails after its test passed: the mode
+ * is ruled out for this monitor and the next candidate is committed, once;
+ * the output stays.
+ */
+static void test_commit_failing_after_test_takes_next_candidate(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	options.commit = commit_failing_4k30;
+	failed_commits = 0;
+	struct harness h;
+	check(harness_init(&h, &options));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n", 400));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL);
+	if (hc != NULL) {
+		check(mode_is(&hc->conn->current, 2560, 1440, 60));
+		check(lg_mode_list_find(&hc->conn->known_bad,
+			&(struct lg_mode){ 3840, 2160, 30000, 297000, false, false }) >= 0);
+		check_int_eq(hc->conn->state, DEGRADED);
+	}
+	check_int_eq(failed_commits, 1);
+	// The compositor's, the 4K60 retrain at HBR2, then 1440p60.
+	check_int_eq(h.modesets, 3);
+	check_int_eq(h.n_fallbacks, 1);
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
 /*
  * The known-bad-mode store: a monitor that lost 4K60 on this connector is
  * offered 4K30 at the next start, without a black 4K60 first; a retry after
@@ -440,6 +487,7 @@ int main(void) {
 	run_test(test_output_destroyed_mid_recovery);
 	run_test(test_sink_swap_starts_afresh);
 	run_test(test_every_candidate_rejected_fails_cleanly);
+	run_test(test_commit_failing_after_test_takes_next_candidate);
 	run_test(test_known_bad_mode_avoided_after_restart);
 	return test_result();
 }
