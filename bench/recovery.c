@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include "drm/replay.h"
 #include "bench.h"
-#include "client.h"
+#include "scenario/client.h"
 
 enum failure {
 	SAME_MODE_FITS, // link lowered, 4K60 still fits at fewer bpp
@@ -49,12 +49,12 @@ static void run_once(bool linkguard, enum failure failure, struct figures *fig) 
 	options.settle_ms = 50;
 	options.recover = linkguard;
 	struct replay_bed bed;
-	struct bench_client client;
+	struct harness_client client;
 	if (!replay_bed_init(&bed, &options, !linkguard)) {
 		fprintf(stderr, "bench: cannot set up the replay\n");
 		return;
 	}
-	if (!bench_client_connect(&client, bed.h.display)) {
+	if (!harness_client_connect(&client, bed.h.display)) {
 		fprintf(stderr, "bench: cannot connect a client\n");
 		replay_bed_finish(&bed);
 		return;
@@ -63,13 +63,13 @@ static void run_once(bool linkguard, enum failure failure, struct figures *fig) 
 	size_t n = replay_monitor_4k(modes);
 	struct replay_connector *rc = replay_add_connector(&bed.replay, 42, modes, n);
 	replay_plug(rc);
-	bench_client_sync(&client);
+	harness_client_sync(&client);
 	int modesets = bed.h.modesets, added = client.outputs_added;
 
 	uint64_t start = bench_now_us();
 	inject(rc, failure);
 	harness_dispatch_for(&bed.h, 120);
-	bench_client_sync(&client);
+	harness_client_sync(&client);
 
 	// The frame that stays: the last modeset that enabled the output.
 	for (int i = bed.h.modesets - 1; i >= modesets; i--) {
@@ -83,7 +83,7 @@ static void run_once(bool linkguard, enum failure failure, struct figures *fig) 
 	bench_stats_add(&fig->removed, client.outputs_removed);
 	bench_stats_add(&fig->added, client.outputs_added - added);
 	bench_stats_add(&fig->probes, rc->forced_probes);
-	bench_client_finish(&client);
+	harness_client_finish(&client);
 	replay_bed_finish(&bed);
 }
 

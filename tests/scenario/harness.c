@@ -204,6 +204,8 @@ bool harness_init(struct harness *h, const struct lg_options *options) {
 }
 
 void harness_finish(struct harness *h) {
+	// As compositors do: clients go first, while everything they use exists.
+	wl_display_destroy_clients(h->display);
 	wl_list_remove(&h->scenario_done_listener.link);
 	lg_sim_destroy(h->sim);
 	wl_list_remove(&h->new_connector.link);

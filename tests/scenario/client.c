@@ -8,9 +8,13 @@
 
 static void handle_global(void *data, struct wl_registry *registry,
 		uint32_t name, const char *interface, uint32_t version) {
-	struct bench_client *client = data;
+	struct harness_client *client = data;
+	if (strcmp(interface, "zlg_link_manager_v1") == 0) {
+		client->link_manager = name;
+		return;
+	}
 	if (strcmp(interface, wl_output_interface.name) != 0 ||
-			client->n_outputs == BENCH_CLIENT_MAX_OUTPUTS) {
+			client->n_outputs == HARNESS_CLIENT_MAX_OUTPUTS) {
 		return;
 	}
 	client->outputs[client->n_outputs++] = name;
@@ -19,7 +23,7 @@ static void handle_global(void *data, struct wl_registry *registry,
 
 static void handle_global_remove(void *data, struct wl_registry *registry,
 		uint32_t name) {
-	struct bench_client *client = data;
+	struct harness_client *client = data;
 	for (int i = 0; i < client->n_outputs; i++) {
 		if (client->outputs[i] == name) {
 			client->outputs[i] = client->outputs[--client->n_outputs];
@@ -34,8 +38,8 @@ static const struct wl_registry_listener registry_listener = {
 	.global_remove = handle_global_remove,
 };
 
-bool bench_client_connect(struct bench_client *client, struct wl_display *server) {
-	*client = (struct bench_client){ .server = server };
+bool harness_client_connect(struct harness_client *client, struct wl_display *server) {
+	*client = (struct harness_client){ .server = server };
 	int fds[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
 		return false;
@@ -51,11 +55,11 @@ bool bench_client_connect(struct bench_client *client, struct wl_display *server
 	}
 	client->registry = wl_display_get_registry(client->display);
 	wl_registry_add_listener(client->registry, &registry_listener, client);
-	bench_client_sync(client);
+	harness_client_sync(client);
 	return true;
 }
 
-void bench_client_sync(struct bench_client *client) {
+void harness_client_sync(struct harness_client *client) {
 	struct wl_event_loop *loop = wl_display_get_event_loop(client->server);
 	// Two rounds: our requests reach the server, its events reach us.
 	for (int round = 0; round < 2; round++) {
@@ -75,7 +79,7 @@ void bench_client_sync(struct bench_client *client) {
 	}
 }
 
-void bench_client_finish(struct bench_client *client) {
+void harness_client_finish(struct harness_client *client) {
 	if (client->registry != NULL) {
 		wl_registry_destroy(client->registry);
 	}
