@@ -257,6 +257,9 @@ bool harness_run(struct harness *h, const char *scenario, int linger_ms) {
 			return true;
 		}
 		wl_event_loop_dispatch(h->loop, 10);
+		if (h->tick != NULL) {
+			h->tick(h->tick_data);
+		}
 	}
 	fprintf(stderr, "scenario timed out\n");
 	return false;

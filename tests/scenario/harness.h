@@ -44,6 +44,8 @@ struct harness {
 	struct lg_sim *sim;
 	bool scenario_done;
 	bool stock_compositor; // new outputs ignore linkguard's recommendation
+	void (*tick)(void *data); // called between dispatches in harness_run
+	void *tick_data;
 
 	int outputs_created, outputs_destroyed;
 	int requests; // request_state events, applied at once like sway

@@ -4,18 +4,24 @@
  * once, then every cable healed and every sink replugged. Afterwards each
  * connector must run its sink's preferred mode on a good link, no output
  * may have been destroyed but by an unplug, and the modesets must stay
- * bounded by the events (no loop). The sanitizer build checks for leaks.
+ * bounded by the events (no loop). Meanwhile linkctl processes ask for
+ * retries and come and go, some killed with their retry pending; at the end
+ * a new client must see what the compositor has. The sanitizer build checks
+ * for leaks.
  *
  * LINKGUARD_SOAK_EVENTS (default 10000) and LINKGUARD_SOAK_SEED change the
  * run; a failure prints the seed.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include "harness.h"
+#include "soak_clients.h"
 #include "test.h"
 
 #define N_CONNECTORS 4
@@ -111,12 +117,44 @@ static void generate_ending(struct soak *soak, int ms) {
 	emit(soak, "%d end\n", ms + 400);
 }
 
+struct soak_run {
+	struct soak *soak;
+	struct soak_clients clients;
+};
+
+static void tick(void *data) {
+	struct soak_run *run = data;
+	soak_clients_tick(&run->clients, next_random(run->soak));
+}
+
+/* What `linkctl --json` says of name: state and current mode. */
+static bool client_view(const char *json, const char *name, char *state,
+		size_t size, int32_t *width, int32_t *height, int32_t *refresh) {
+	char key[32];
+	snprintf(key, sizeof(key), "{\"name\": \"%s\"", name);
+	const char *at = strstr(json, key);
+	const char *st = at != NULL ? strstr(at, "\"state\": \"") : NULL;
+	const char *cur = at != NULL ? strstr(at, "\"current_mode\": ") : NULL;
+	if (st == NULL || cur == NULL) {
+		return false;
+	}
+	st += strlen("\"state\": \"");
+	size_t len = strcspn(st, "\"");
+	snprintf(state, size, "%.*s", (int)len, st);
+	return sscanf(cur, "\"current_mode\": {\"width\": %" SCNd32 ", \"height\": %"
+		SCNd32 ", \"refresh_mhz\": %" SCNd32, width, height, refresh) == 3;
+}
+
 static int env_int(const char *name, int fallback) {
 	const char *value = getenv(name);
 	return value != NULL ? atoi(value) : fallback;
 }
 
-int main(void) {
+int main(int argc, char *argv[]) {
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s LINKCTL\n", argv[0]);
+		return 1;
+	}
 	struct soak soak = {
 		.rng = (uint64_t)env_int("LINKGUARD_SOAK_SEED", 20261203) | 1,
 	};
@@ -130,7 +168,17 @@ int main(void) {
 	struct harness h;
 	check(harness_init(&h, NULL));
 	lg_log_init(LG_ERROR, NULL); // 10^4 events: keep the log readable
+	struct soak_run run = { .soak = &soak };
+	check(soak_clients_init(&run.clients, &h, argv[1]));
+	h.tick = tick;
+	h.tick_data = &run;
 	check(harness_run(&h, soak.text, 500));
+	// The last retries settle before anything is compared.
+	h.tick = NULL;
+	soak_clients_stop(&run.clients);
+	harness_dispatch_for(&h, 300);
+	char *json = soak_clients_json(&run.clients);
+	check(json != NULL);
 
 	for (int i = 0; i < N_CONNECTORS; i++) {
 		char name[8];
@@ -148,7 +196,16 @@ int main(void) {
 			lg_mode_same_timing(&conn->current, &conn->modes.modes[0]));
 		check(lg_mode_same_timing(&conn->current, &conn->requested));
 		check(conn->settle_timer == NULL && conn->hold_timer == NULL);
+		// A client that connected now sees what the compositor has.
+		char state[16] = "";
+		int32_t width = 0, height = 0, refresh = 0;
+		check(json != NULL && client_view(json, name, state, sizeof(state),
+			&width, &height, &refresh));
+		check(strcmp(state, lg_link_state_name(conn->state)) == 0);
+		check(width == conn->current.width && height == conn->current.height &&
+			refresh == conn->current.refresh_mhz);
 	}
+	free(json);
 	for (int i = 0; i < h.n_fallbacks && i < HARNESS_MAX_EVENTS; i++) {
 		check(!lg_mode_same_timing(&h.fallbacks[i].from, &h.fallbacks[i].to));
 	}
@@ -157,11 +214,16 @@ int main(void) {
 	check_int_eq(h.outputs_created - h.outputs_destroyed, N_CONNECTORS);
 	// A ladder has 12 rungs: more modesets than that per event is a loop.
 	check(h.modesets <= 12 * soak.events);
+	check(run.clients.started > 0 && run.clients.killed > 0);
 	fprintf(stderr, "soak: seed %d, %d events, %d modesets, %d fallbacks, "
-		"%d failed, %d restored, %d outputs created\n",
+		"%d failed, %d restored, %d outputs created, %d linkctl retry "
+		"clients (%d killed mid-way)\n",
 		env_int("LINKGUARD_SOAK_SEED", 20261203), soak.events, h.modesets,
-		h.n_fallbacks, h.n_failed, h.n_restored, h.outputs_created);
+		h.n_fallbacks, h.n_failed, h.n_restored, h.outputs_created,
+		run.clients.started, run.clients.killed);
+	soak_clients_finish(&run.clients);
 	harness_finish(&h);
+	rmdir(run.clients.runtime_dir);
 	free(soak.text);
 	return test_result();
 }
