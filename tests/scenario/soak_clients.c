@@ -67,7 +67,7 @@ void soak_clients_tick(struct soak_clients *clients, uint32_t random) {
 	clients->next_ms = now_ms() + CLIENT_INTERVAL_MS;
 	int slot = (int)(random % SOAK_MAX_CLIENTS);
 	if (clients->pids[slot] > 0) {
-		// One in three goes with its retry pending; the others finish.
+		// Now and then a client goes, its retry often still pending.
 		if (random / 256 % 3 == 0) {
 			kill(clients->pids[slot], SIGKILL);
 			waitpid(clients->pids[slot], NULL, 0);
