@@ -6,15 +6,20 @@
 # linkguard (the same output, never removed, at the fallback mode, the
 # workspace laid out at the new size, linkctl telling why).
 #
-#   sway.sh PRELOAD LINKCTL SCENARIO
+#   sway.sh PRELOAD LINKCTL SCENARIO TOPLEVEL
+#
+# TOPLEVEL is a client that maps one window: sway tiles it over the whole
+# workspace, so its size must follow the output's.
 #
 # Skips (exit 77) when sway is not installed or uses another wlroots than
 # the preload was built for.
 set -u
 
-preload=${1:?usage: $0 PRELOAD LINKCTL SCENARIO}
-linkctl=${2:?usage: $0 PRELOAD LINKCTL SCENARIO}
-scenario=${3:?usage: $0 PRELOAD LINKCTL SCENARIO}
+usage="usage: $0 PRELOAD LINKCTL SCENARIO TOPLEVEL"
+preload=${1:?$usage}
+linkctl=${2:?$usage}
+scenario=${3:?$usage}
+toplevel=${4:?$usage}
 config=$(dirname "$0")/sway.config
 
 LG_LOG_NAME=sway LG_LOG_LINES=40
@@ -38,6 +43,12 @@ outputs() {
 workspace_size() {
 	timeout 5 swaymsg -t get_workspaces -r |
 		jq -r '.[] | select(.focused) | "\(.rect.width)x\(.rect.height)"'
+}
+
+# The mapped window's size, "WxH", once sway has it in its tree.
+window_size() {
+	timeout 5 swaymsg -t get_tree -r |
+		jq -r '.. | objects | select(.app_id? == "lg-toplevel") | "\(.rect.width)x\(.rect.height)"'
 }
 
 # run_sway RECOVER: starts sway, waits 1 s into the scenario.
@@ -70,8 +81,16 @@ stock_after=$(outputs)
 stock_link=$(WAYLAND_DISPLAY=$WAYLAND_DISPLAY "$linkctl" | sed -n 's/^  Link status: //p')
 stop_sway
 
-# With linkguard.
+# With linkguard, and a window mapped before the failure.
 run_sway 1
+"$toplevel" >"$dir/toplevel.log" 2>&1 &
+toplevel_pid=$!
+tries=30
+while [ -z "$(window_size)" ] && [ $tries -gt 0 ]; do
+	sleep 0.1
+	tries=$((tries - 1))
+done
+window_before=$(window_size)
 before=$(outputs)
 globals_before=$(wl_output_globals)
 [ "$(echo "$before" | wc -l)" = 1 ] || fail "want one output, sway has: $before"
@@ -84,6 +103,8 @@ wait_for_log 'DP-1: link held at 2560x1440@59.951' 15
 after=$(outputs)
 globals_after=$(wl_output_globals)
 ws=$(workspace_size)
+window_after=$(window_size)
+kill "$toplevel_pid" 2>/dev/null
 linkctl_out=$("$linkctl")
 
 echo "== swaymsg -t get_outputs, side by side (name mode active)"
@@ -101,6 +122,15 @@ ok "the same output $name runs 2560x1440@59.951 Hz, still active"
 ok "wl_output global $globals_after was never removed"
 [ "$ws" = 2560x1440 ] || fail "the workspace is $ws, not laid out at 2560x1440"
 ok "sway laid the workspace out at 2560x1440"
+window_fits() {
+	w=${1%x*} h=${1#*x}
+	[ -n "$1" ] && [ "$w" -gt "$2" ] && [ "$w" -le "$3" ] && [ "$h" -le "$4" ]
+}
+window_fits "$window_before" 2560 3840 2160 ||
+	fail "the window is '$window_before' before the failure, not 4K-wide: $(cat "$dir/toplevel.log")"
+window_fits "$window_after" 0 2560 1440 ||
+	fail "the window is '$window_after' after the fallback: it did not follow 2560x1440"
+ok "the mapped window went from $window_before to $window_after"
 # The last rung of the cascade: 4K60 was retrained, then 4K30, then this.
 echo "$linkctl_out" | grep -q 'Requested mode: 3840x2160 px, 60.000 Hz' &&
 	echo "$linkctl_out" | grep -q 'Last fallback: 3840x2160 px, 30.000 Hz -> 2560x1440 px, 59.951 Hz (mode-pruned)' ||
