@@ -68,6 +68,7 @@ struct example_server {
 	struct lg_drm *drm; // NULL without a session (headless)
 	struct wlr_security_context_manager_v1 *security_context;
 	bool privileged_retry; // --allow-retry or LINKGUARD_ALLOW_RETRY=1
+	bool recover; // false with --no-recover: stock wlroots, for comparisons
 
 	struct wl_list outputs; // example_output.link
 	struct wl_list toplevels; // example_toplevel.link, mapped, top first
@@ -245,7 +246,8 @@ static void handle_new_output(struct wl_listener *listener, void *data) {
 	struct wlr_output_state state;
 	wlr_output_state_init(&state);
 	/* linkguard: after a bad link, the mode the link holds; else ours. */
-	if (!lg_manager_recommend_state(server->linkguard, wlr_output, &state)) {
+	if (!server->recover ||
+			!lg_manager_recommend_state(server->linkguard, wlr_output, &state)) {
 		struct wlr_output_mode *mode = wlr_output_preferred_mode(wlr_output);
 		if (mode != NULL) {
 			wlr_output_state_set_mode(&state, mode);
@@ -794,6 +796,7 @@ static bool server_init(struct example_server *server, bool with_sim) {
 	lg_options_init(&options);
 	char *state_dir = lg_default_state_dir();
 	options.state_dir = state_dir;
+	options.recover = server->recover;
 	server->linkguard = lg_manager_create(server->display, server->backend,
 		server->session, &options);
 	free(state_dir);
@@ -917,24 +920,29 @@ static void server_finish(struct example_server *server) {
 }
 
 static const char usage[] =
-	"usage: %s [-v] [-s CMD] [--allow-retry] [--sim SCENARIO [--exit-after-scenario]]\n"
+	"usage: %s [-v] [-s CMD] [--allow-retry] [--no-recover]\n"
+	"          [--sim SCENARIO [--exit-after-scenario]]\n"
 	"  -s CMD                 run CMD with WAYLAND_DISPLAY set\n"
 	"  -v                     debug logging\n"
 	"  --allow-retry          let unsandboxed clients retry links\n"
+	"  --no-recover           watch and report only: bad links are left to\n"
+	"                         wlroots, as without linkguard\n"
 	"  --sim SCENARIO         headless, with linkguard's simulated link\n"
 	"  --exit-after-scenario  exit %.1f s after the scenario's last step\n";
 
 int main(int argc, char *argv[]) {
-	enum { OPT_SIM = 256, OPT_EXIT_AFTER_SCENARIO, OPT_ALLOW_RETRY };
+	enum { OPT_SIM = 256, OPT_EXIT_AFTER_SCENARIO, OPT_ALLOW_RETRY, OPT_NO_RECOVER };
 	static const struct option long_options[] = {
 		{ "sim", required_argument, NULL, OPT_SIM },
 		{ "exit-after-scenario", no_argument, NULL, OPT_EXIT_AFTER_SCENARIO },
 		{ "allow-retry", no_argument, NULL, OPT_ALLOW_RETRY },
+		{ "no-recover", no_argument, NULL, OPT_NO_RECOVER },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *startup_cmd = NULL, *scenario = NULL;
 	bool verbose = false, exit_after_scenario = false, allow_retry = false;
+	bool recover = true;
 	int c;
 	while ((c = getopt_long(argc, argv, "s:vh", long_options, NULL)) != -1) {
 		switch (c) {
@@ -952,6 +960,9 @@ int main(int argc, char *argv[]) {
 			break;
 		case OPT_ALLOW_RETRY:
 			allow_retry = true;
+			break;
+		case OPT_NO_RECOVER:
+			recover = false;
 			break;
 		default:
 			fprintf(stderr, usage, argv[0], EXIT_AFTER_SCENARIO_MS / 1000.0);
@@ -977,6 +988,7 @@ int main(int argc, char *argv[]) {
 	const char *env_retry = getenv("LINKGUARD_ALLOW_RETRY");
 	struct example_server server = {
 		.exit_after_scenario = exit_after_scenario,
+		.recover = recover,
 		.privileged_retry = allow_retry ||
 			(env_retry != NULL && strcmp(env_retry, "1") == 0),
 	};

@@ -45,7 +45,10 @@ void connector_read_link(struct lg_connector *conn) {
 
 bool connector_probe(struct lg_connector *conn) {
 	if (!conn->impl->probe(conn, &conn->modes)) {
-		lg_conn_log(conn, LG_ERROR, "forced probe failed");
+		// A sink that left during the probe was logged as an unplug.
+		if (conn->connected) {
+			lg_conn_log(conn, LG_ERROR, "forced probe failed");
+		}
 		return false;
 	}
 	connector_read_link(conn);

@@ -19,22 +19,11 @@ static struct drm_connector *drm_connector_from_conn(struct lg_connector *conn) 
 	return conn->data;
 }
 
-static struct lg_mode mode_from_info(const drmModeModeInfo *info) {
-	return (struct lg_mode){
-		.width = info->hdisplay,
-		.height = info->vdisplay,
-		.refresh_mhz = kms_mode_refresh_mhz(info),
-		.clock_khz = info->clock,
-		.preferred = info->type & DRM_MODE_TYPE_PREFERRED,
-		.interlaced = info->flags & DRM_MODE_FLAG_INTERLACE,
-	};
-}
-
 /* The kernel timings behind mode, from the last list the kernel gave. */
 static const drmModeModeInfo *find_info(const struct drm_connector *dc,
 		const struct lg_mode *mode) {
 	for (size_t i = 0; i < dc->kms_modes.len; i++) {
-		struct lg_mode m = mode_from_info(&dc->kms_modes.modes[i]);
+		struct lg_mode m = kms_mode_to_lg(&dc->kms_modes.modes[i]);
 		if (lg_mode_equal(&m, mode)) {
 			return &dc->kms_modes.modes[i];
 		}
@@ -81,7 +70,7 @@ static bool drm_probe(struct lg_connector *conn, struct lg_mode_list *modes) {
 	}
 	lg_mode_list_clear(modes);
 	for (size_t i = 0; i < kms_modes.len; i++) {
-		struct lg_mode mode = mode_from_info(&kms_modes.modes[i]);
+		struct lg_mode mode = kms_mode_to_lg(&kms_modes.modes[i]);
 		if (mode.width <= 0 || mode.height <= 0 || mode.refresh_mhz <= 0) {
 			drm_log(dc, LG_DEBUG, "mode %zu has no usable timings, skipped", i);
 			continue;

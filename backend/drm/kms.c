@@ -38,6 +38,17 @@ int32_t kms_mode_refresh_mhz(const drmModeModeInfo *info) {
 	return refresh > INT32_MAX ? 0 : (int32_t)refresh;
 }
 
+struct lg_mode kms_mode_to_lg(const drmModeModeInfo *info) {
+	return (struct lg_mode){
+		.width = info->hdisplay,
+		.height = info->vdisplay,
+		.refresh_mhz = kms_mode_refresh_mhz(info),
+		.clock_khz = info->clock,
+		.preferred = info->type & DRM_MODE_TYPE_PREFERRED,
+		.interlaced = info->flags & DRM_MODE_FLAG_INTERLACE,
+	};
+}
+
 /* Finds the id of the connector property called name, once per device. */
 static uint32_t find_prop(int fd, const drmModeConnector *conn,
 		const char *name, uint32_t *cached) {

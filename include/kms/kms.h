@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <xf86drmMode.h>
 #include <linkguard/link.h>
+#include <linkguard/mode.h>
 
 struct wlr_backend;
 struct wlr_output;
@@ -60,6 +61,8 @@ struct kms_impl {
 void kms_modes_finish(struct kms_modes *modes);
 /* The kernel's drm_mode_vrefresh() in mHz; 0 for nonsensical timings. */
 int32_t kms_mode_refresh_mhz(const drmModeModeInfo *info);
+/* The kernel mode as the policy sees it. */
+struct lg_mode kms_mode_to_lg(const drmModeModeInfo *info);
 
 /* The libdrm implementation's data: one DRM device as wlroots opened it. */
 struct kms_libdrm {

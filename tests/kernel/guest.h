@@ -1,0 +1,34 @@
+#ifndef TESTS_KERNEL_GUEST_H
+#define TESTS_KERNEL_GUEST_H
+
+/*
+ * What the programs run inside the real-kernel guest share: the DRM device
+ * vkms made, its one connector, and the test module's trigger.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <xf86drmMode.h>
+
+#define GUEST_CARD "/dev/dri/card0"
+#define GUEST_TRIGGER "/sys/module/lg_link_fault/parameters/trigger"
+
+struct guest_card {
+	int fd;
+	uint32_t conn_id, crtc_id, plane_id;
+};
+
+/*
+ * Opens the card with atomic and universal planes and finds its connector,
+ * a CRTC and that CRTC's primary plane. Logs why not.
+ */
+bool guest_card_open(struct guest_card *card);
+void guest_card_close(struct guest_card *card);
+
+/* The id of obj's property called name, or 0. */
+uint32_t guest_prop_id(int fd, uint32_t obj, uint32_t type, const char *name);
+
+/* Writes one command ("bad 36", "cap 36 300000") to lg_link_fault. */
+bool guest_trigger(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Runs inside the real-kernel guest (tests/kernel/init starts it in the
+# build root shared over 9p): udevd, the DRM modules with vkms and
+# lg_link_fault, then the tests. Prints each phase's time since boot.
+#
+#   guest.sh MODULES_DIR TEST_KMS STATUS EXAMPLE LINKCTL
+set -u
+modules=$1
+here=$(dirname "$0")
+
+phase() {
+	echo "phase: $1 done at $(cut -d' ' -f1 /proc/uptime) s since boot"
+}
+
+echo "kernel: $(uname -r)"
+phase boot
+/usr/lib/systemd/systemd-udevd --daemon >/dev/null 2>&1 ||
+	{ echo "FAIL: systemd-udevd did not start"; exit 1; }
+for ko in $(cat "$modules/drm.order"); do
+	insmod "$modules/$ko" || { echo "FAIL: insmod $ko"; exit 1; }
+done
+udevadm settle
+[ -c /dev/dri/card0 ] || { echo "FAIL: vkms made no /dev/dri/card0"; exit 1; }
+phase "modules (drm, vkms, lg_link_fault)"
+
+status=0
+echo "== 1. linkguard's libdrm layer on the kernel"
+"$2" || status=1
+phase "libdrm layer"
+echo "== 2-4. the example compositor on wlroots' DRM backend"
+sh "$here/compositor.sh" "$3" "$4" "$5" || status=1
+phase compositor
+# The console is quiet: warnings only reach the kernel's log.
+if dmesg | grep -E -A20 '(WARNING|BUG|Oops):'; then
+	echo "FAIL: the kernel warned (above)"
+	status=1
+else
+	echo "ok: no kernel warning, BUG or oops in dmesg"
+fi
+exit $status

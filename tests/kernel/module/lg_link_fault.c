@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * lg_link_fault: TEST CODE, never install it. Injects DisplayPort link
+ * failures into a DRM device that has no DP link (vkms), so that user space
+ * sees what i915 or amdgpu show after a failed link training: link-status
+ * BAD, a hotplug uevent, and a mode list pruned to what the lowered link
+ * still carries.
+ *
+ * Driven through one write-only parameter, one command per write:
+ *
+ *   echo "bad 36" > /sys/module/lg_link_fault/parameters/trigger
+ *
+ *   bad ID        link-status BAD on connector ID, HOTPLUG=1 CONNECTOR=ID
+ *   bad-dev ID    the same with a device-wide HOTPLUG=1 (older kernels)
+ *   cap ID KHZ    from now on connector ID carries at most KHZ of pixel
+ *                 clock: the next forced probe prunes the faster modes and
+ *                 atomic checks reject them (0 lifts the cap)
+ *   off|on|auto ID  force the connector disconnected / connected / back to
+ *                 detection, with a hotplug uevent (unplug, replug)
+ *
+ * The device is found by opening /dev/dri/card0 from the kernel. The cap
+ * works by giving the connector a copy of its helper vtable whose
+ * mode_valid and atomic_check consult it, as a driver's do after a link
+ * fallback.
+ */
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <drm/drm_atomic.h>
+#include <drm/drm_connector.h>
+#include <drm/drm_device.h>
+#include <drm/drm_print.h>
+#include <drm/drm_file.h>
+#include <drm/drm_modeset_helper_vtables.h>
+#include <drm/drm_probe_helper.h>
+
+#define LG_CARD "/dev/dri/card0"
+#define LG_MAX_CONNECTORS 8
+
+/* A connector whose helper vtable was swapped for a capped copy. */
+struct lg_capped {
+	struct drm_connector *connector;
+	const struct drm_connector_helper_funcs *orig;
+	struct drm_connector_helper_funcs funcs;
+	int max_khz; // 0: no cap
+};
+
+static struct lg_capped capped[LG_MAX_CONNECTORS];
+static DEFINE_MUTEX(capped_lock);
+
+static struct lg_capped *find_capped(struct drm_connector *connector)
+{
+	for (int i = 0; i < LG_MAX_CONNECTORS; i++) {
+		if (capped[i].connector == connector)
+			return &capped[i];
+	}
+	return NULL;
+}
+
+static bool over_cap(struct lg_capped *c, int clock)
+{
+	int max = READ_ONCE(c->max_khz);
+
+	return max > 0 && clock > max;
+}
+
+static enum drm_mode_status lg_mode_valid(struct drm_connector *connector,
+					  struct drm_display_mode *mode)
+{
+	struct lg_capped *c = find_capped(connector);
+
+	if (over_cap(c, mode->clock))
+		return MODE_CLOCK_HIGH;
+	return c->orig->mode_valid ? c->orig->mode_valid(connector, mode) : MODE_OK;
+}
+
+static int lg_atomic_check(struct drm_connector *connector,
+			   struct drm_atomic_state *state)
+{
+	struct lg_capped *c = find_capped(connector);
+	struct drm_connector_state *conn_state =
+		drm_atomic_get_new_connector_state(state, connector);
+	struct drm_crtc_state *crtc_state = NULL;
+
+	if (conn_state && conn_state->crtc)
+		crtc_state = drm_atomic_get_new_crtc_state(state, conn_state->crtc);
+	if (crtc_state && crtc_state->enable &&
+	    over_cap(c, crtc_state->mode.clock)) {
+		drm_dbg_atomic(connector->dev,
+			       "[CONNECTOR:%d:%s] %d kHz over the link's cap\n",
+			       connector->base.id, connector->name,
+			       crtc_state->mode.clock);
+		return -EINVAL;
+	}
+	return c->orig->atomic_check ? c->orig->atomic_check(connector, state) : 0;
+}
+
+static int set_cap(struct drm_connector *connector, int max_khz)
+{
+	struct lg_capped *c;
+
+	mutex_lock(&capped_lock);
+	c = find_capped(connector);
+	if (!c) {
+		if (connector->helper_private->mode_valid_ctx) {
+			mutex_unlock(&capped_lock);
+			return -EOPNOTSUPP; // would bypass our mode_valid
+		}
+		c = find_capped(NULL);
+		if (!c) {
+			mutex_unlock(&capped_lock);
+			return -ENOSPC;
+		}
+		c->connector = connector;
+		c->orig = connector->helper_private;
+		c->funcs = *c->orig;
+		c->funcs.mode_valid = lg_mode_valid;
+		c->funcs.atomic_check = lg_atomic_check;
+		drm_connector_helper_add(connector, &c->funcs);
+	}
+	WRITE_ONCE(c->max_khz, max_khz);
+	mutex_unlock(&capped_lock);
+	return 0;
+}
+
+static void set_force(struct drm_connector *connector, enum drm_connector_force force)
+{
+	struct drm_device *dev = connector->dev;
+
+	mutex_lock(&dev->mode_config.mutex);
+	connector->force = force;
+	mutex_unlock(&dev->mode_config.mutex);
+	drm_kms_helper_connector_hotplug_event(connector);
+}
+
+static int apply(struct drm_device *dev, const char *action, u32 id, int khz)
+{
+	struct drm_connector *connector = drm_connector_lookup(dev, NULL, id);
+	int ret = 0;
+
+	if (!connector)
+		return -ENOENT;
+	if (!strcmp(action, "bad") || !strcmp(action, "bad-dev")) {
+		drm_connector_set_link_status_property(connector,
+						       DRM_MODE_LINK_STATUS_BAD);
+		if (!strcmp(action, "bad"))
+			drm_kms_helper_connector_hotplug_event(connector);
+		else
+			drm_kms_helper_hotplug_event(dev);
+	} else if (!strcmp(action, "cap")) {
+		ret = set_cap(connector, khz);
+	} else if (!strcmp(action, "off")) {
+		set_force(connector, DRM_FORCE_OFF);
+	} else if (!strcmp(action, "on")) {
+		set_force(connector, DRM_FORCE_ON);
+	} else if (!strcmp(action, "auto")) {
+		set_force(connector, DRM_FORCE_UNSPECIFIED);
+	} else {
+		ret = -EINVAL;
+	}
+	drm_connector_put(connector);
+	return ret;
+}
+
+static int trigger_set(const char *val, const struct kernel_param *kp)
+{
+	char action[16];
+	u32 id;
+	int khz = 0, n, ret;
+	struct file *f;
+
+	n = sscanf(val, "%15s %u %d", action, &id, &khz);
+	if (n < 2 || (!strcmp(action, "cap") && (n != 3 || khz < 0)))
+		return -EINVAL;
+
+	f = filp_open(LG_CARD, O_RDWR, 0);
+	if (IS_ERR(f))
+		return PTR_ERR(f);
+	if (f->f_op->open != drm_open) {
+		ret = -ENODEV;
+	} else {
+		struct drm_file *file = f->private_data;
+
+		ret = apply(file->minor->dev, action, id, khz);
+	}
+	filp_close(f, NULL);
+	pr_info("lg_link_fault: %s %u %d: %d\n", action, id, khz, ret);
+	return ret;
+}
+
+static const struct kernel_param_ops trigger_ops = {
+	.set = trigger_set,
+};
+module_param_cb(trigger, &trigger_ops, NULL, 0200);
+MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto CONNECTOR_ID [KHZ]");
+
+static void __exit lg_link_fault_exit(void)
+{
+	for (int i = 0; i < LG_MAX_CONNECTORS; i++) {
+		if (capped[i].connector)
+			drm_connector_helper_add(capped[i].connector, capped[i].orig);
+	}
+}
+module_exit(lg_link_fault_exit);
+
+MODULE_DESCRIPTION("linkguard test code: injects DP link failures into a DRM device");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,97 @@
+/*
+ * lg-kernel-status: what the kernel reports about the guest's connector,
+ * for the compositor tests (tests/kernel/compositor.sh). Reads only: it
+ * runs beside the compositor, which is DRM master.
+ *
+ *   lg-kernel-status            "ID good|bad connected|disconnected WxH@mHz|off"
+ *   lg-kernel-status predict W H MHZ
+ *                               the mode linkguard's policy picks for a
+ *                               requested WxH@MHZ from the connector's
+ *                               current (pruned) list: "WxH@mHz"
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linkguard/policy.h>
+#include <kms/kms.h>
+#include "guest.h"
+
+static void print_mode(const struct lg_mode *mode) {
+	printf("%" PRId32 "x%" PRId32 "@%" PRId32 "\n", mode->width, mode->height,
+		mode->refresh_mhz);
+}
+
+static int status(struct guest_card *card, struct kms_libdrm *kms) {
+	struct kms_connector_state state = {0};
+	if (!kms_libdrm_impl.read(kms, card->conn_id, &state)) {
+		return 1;
+	}
+	printf("%" PRIu32 " %s %s ", card->conn_id,
+		state.link_status == LG_LINK_STATUS_BAD ? "bad" : "good",
+		state.connected ? "connected" : "disconnected");
+	drmModeConnector *conn = drmModeGetConnectorCurrent(card->fd, card->conn_id);
+	drmModeEncoder *enc = conn != NULL && conn->encoder_id != 0 ?
+		drmModeGetEncoder(card->fd, conn->encoder_id) : NULL;
+	drmModeCrtc *crtc = enc != NULL && enc->crtc_id != 0 ?
+		drmModeGetCrtc(card->fd, enc->crtc_id) : NULL;
+	if (crtc != NULL && crtc->mode_valid) {
+		struct lg_mode mode = kms_mode_to_lg(&crtc->mode);
+		print_mode(&mode);
+	} else {
+		printf("off\n");
+	}
+	drmModeFreeCrtc(crtc);
+	drmModeFreeEncoder(enc);
+	drmModeFreeConnector(conn);
+	return 0;
+}
+
+static int predict(struct guest_card *card, struct kms_libdrm *kms,
+		const struct lg_mode *requested) {
+	struct kms_modes modes = {0};
+	bool connected;
+	if (!kms_libdrm_impl.get_modes(kms, card->conn_id, false, &connected, &modes)) {
+		return 1;
+	}
+	struct lg_mode_list list;
+	lg_mode_list_init(&list);
+	for (size_t i = 0; i < modes.len; i++) {
+		struct lg_mode mode = kms_mode_to_lg(&modes.modes[i]);
+		lg_mode_list_append(&list, &mode);
+	}
+	kms_modes_finish(&modes);
+	size_t *order = calloc(list.len + 1, sizeof(*order));
+	size_t n = order != NULL ? lg_policy_rank(LG_POLICY_RESOLUTION_FIRST,
+		requested, &list, NULL, order) : 0;
+	if (n > 0) {
+		print_mode(&list.modes[order[0]]);
+	}
+	free(order);
+	lg_mode_list_finish(&list);
+	return n > 0 ? 0 : 1;
+}
+
+int main(int argc, char *argv[]) {
+	struct guest_card card;
+	if (!guest_card_open(&card)) {
+		return 1;
+	}
+	struct kms_libdrm kms = { .fd = card.fd };
+	int ret;
+	if (argc == 5 && strcmp(argv[1], "predict") == 0) {
+		struct lg_mode requested = {
+			.width = atoi(argv[2]),
+			.height = atoi(argv[3]),
+			.refresh_mhz = atoi(argv[4]),
+		};
+		ret = predict(&card, &kms, &requested);
+	} else if (argc == 1) {
+		ret = status(&card, &kms);
+	} else {
+		fprintf(stderr, "usage: %s [predict W H MHZ]\n", argv[0]);
+		ret = 1;
+	}
+	guest_card_close(&card);
+	return ret;
+}
