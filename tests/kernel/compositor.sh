@@ -125,6 +125,7 @@ echo "requested: $requested on connector $conn, wl_output global $globals"
 first_failure=$(date +%s)
 fail_link bad 300000
 expect_fallback 1 300000
+with_linkguard="$(kernel 4), output kept (global $globals)"
 grep -q "$name: fallback 4096x2160@60.000 -> .* (mode-pruned)" "$log" ||
 	fail "no mode-pruned fallback in the log"
 listing=$("$linkctl")
@@ -167,7 +168,6 @@ globals=$(wl_output_globals)
 # A bare HOTPLUG=1 (older kernels): every connector's link-status is read.
 fail_link bad-dev 300000
 expect_fallback 3 300000
-with_linkguard="$(kernel 4), output kept (global $globals)"
 stop_compositor
 outputs=$(sed -n 's/.*linkguard-example: \(.*\)/\1/p' "$log")
 echo "with linkguard: $outputs"
