@@ -14,7 +14,8 @@
 #   fail MSG    prints MSG and the log's tail, exits 1
 #   ok MSG      prints "ok: MSG"
 #   alive       whether $pid still runs
-#   wait_for_log ERE SECONDS   until the log has a matching line
+#   wait_for_log ERE SECONDS [COUNT]   until the log has COUNT (1)
+#               matching lines
 #   wl_output_globals   the wl_output global names a client sees (wayland-
 #               info): a recreated output comes back under a new name
 #   wait_for_socket     exports WAYLAND_DISPLAY once the compositor's
@@ -66,13 +67,13 @@ alive() {
 	[ -r "/proc/$pid/stat" ] && [ "$(sed 's/.*) //' "/proc/$pid/stat" | cut -c1)" != Z ]
 }
 
-# wait_for_log ERE SECONDS: until the log has a matching line.
+# wait_for_log ERE SECONDS [COUNT]: until the log has COUNT (1) matching lines.
 wait_for_log() {
 	tries=$(($2 * 10))
-	while ! grep -Eq -- "$1" "$log"; do
+	while [ "$(grep -Ec -- "$1" "$log")" -lt "${3:-1}" ]; do
 		alive || fail "${LG_LOG_NAME:-compositor} exited while waiting for /$1/"
 		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || fail "no /$1/ in the log after $2 s"
+		[ "$tries" -gt 0 ] || fail "not ${3:-1} x /$1/ in the log after $2 s"
 		sleep 0.1
 	done
 }

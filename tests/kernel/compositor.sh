@@ -31,17 +31,6 @@ kernel() {
 	"$status_tool" | cut -d' ' -f"$1"
 }
 
-# wait_for_count ERE N SECONDS: until the log has N matching lines.
-wait_for_count() {
-	tries=$(($3 * 10))
-	while [ "$(grep -Ec -- "$1" "$log")" -lt "$2" ]; do
-		alive || fail "the compositor exited while waiting for /$1/"
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || fail "not $2 x /$1/ in the log after $3 s"
-		sleep 0.1
-	done
-}
-
 # wait_for_kernel_mode ERE SECONDS: until the CRTC runs a matching mode.
 wait_for_kernel_mode() {
 	tries=$(($2 * 10))
@@ -98,7 +87,7 @@ fail_link() {
 # picks from the kernel's pruned list, link-status Good, the same
 # wl_output, wlr-randr agrees.
 expect_fallback() {
-	wait_for_count "$name: link held at" $((held + 1)) 30
+	wait_for_log "$name: link held at" 30 $((held + 1))
 	predicted=$("$status_tool" predict 4096 2160 "${requested#*@}") ||
 		fail "the policy has no fallback in the kernel's list"
 	now=$(kernel 4)

@@ -36,6 +36,10 @@ abi=$(apt-cache depends linux-image-amd64 2>/dev/null |
 kver=$abi-amd64
 dir=$cache/$abi
 mkdir -p "$dir/debs"
+# A superseded kernel is never asked for again.
+for old in "$cache"/*; do
+	[ "$old" = "$dir" ] || rm -rf "$old"
+done
 
 # Exact names and versions: a glob would be taken as a pattern.
 if [ ! -f "$dir/debs/.complete" ]; then
