@@ -11,6 +11,11 @@
 # TOPLEVEL is a client that maps one window: sway tiles it over the whole
 # workspace, so its size must follow the output's.
 #
+# With LG_SWAY_BUILTIN naming a sway built with contrib/sway's patch, the
+# run with linkguard uses that binary, without the preload (the run without
+# recovery stays Debian's sway with the preload watching only); the caller
+# puts liblinkguard on LD_LIBRARY_PATH.
+#
 # Skips (exit 77) when sway is not installed or uses another wlroots than
 # the preload was built for.
 set -u
@@ -55,9 +60,16 @@ window_size() {
 # run_sway RECOVER: starts sway, waits 1 s into the scenario.
 run_sway() {
 	: >"$log"
-	LINKGUARD_RECOVER=$1 LD_PRELOAD="$runtimes $preload" sway -c "$config" >"$log" 2>&1 &
+	if [ "$1" = 1 ] && [ -n "${LG_SWAY_BUILTIN:-}" ]; then
+		# -V: linkguard logs through sway's log.
+		LD_PRELOAD="$runtimes" "$LG_SWAY_BUILTIN" -V -c "$config" >"$log" 2>&1 &
+		attached='linkguard watching DisplayPort links'
+	else
+		LINKGUARD_RECOVER=$1 LD_PRELOAD="$runtimes $preload" sway -c "$config" >"$log" 2>&1 &
+		attached='preload: attached'
+	fi
 	pid=$!
-	wait_for_log 'preload: attached' 10
+	wait_for_log "$attached" 10
 	wait_for_log 'DP-1: connected' 10
 	wait_for_socket
 	# sway opens its IPC socket before the Wayland one.
@@ -111,8 +123,9 @@ linkctl_out=$("$linkctl")
 echo "== swaymsg -t get_outputs, side by side (name mode active)"
 echo "   sway alone, before:     $stock_before"
 echo "   sway alone, after:      $stock_after (link-status $stock_link)"
-echo "   with linkguard, before: $before"
-echo "   with linkguard, after:  $after"
+how=${LG_SWAY_BUILTIN:+" (built in)"}
+echo "   with linkguard$how, before: $before"
+echo "   with linkguard$how, after:  $after"
 
 [ "$stock_link" = bad ] || fail "without recovery the link should stay bad, is '$stock_link'"
 [ "$after" = "$name 2560x1440@59951 true" ] ||
