@@ -6,6 +6,9 @@
 #   guest.sh MODULES_DIR TEST_KMS STATUS EXAMPLE LINKCTL
 set -u
 modules=$1
+# The only writable place: the root, /tmp included, is read-only.
+export TMPDIR=/run/tmp
+mkdir -p "$TMPDIR"
 here=$(dirname "$0")
 
 phase() {
