@@ -154,6 +154,21 @@ wait_for_kernel_mode "$requested" 30
 ok "replugged, cap lifted: back at the requested $requested, link-status Good"
 globals=$(wl_output_globals)
 
+# A failure the lowered link still carries the mode through (the kernel
+# found a lower bpp): the same mode passes its atomic test and is retrained
+# with link-status Good; nothing is probed.
+probes=$(grep -c "$name: forced probe" "$log")
+fail_link bad 0
+wait_for_log "$name: link held at" 30 $((held + 1))
+grep -q "$name: retraining at .*: same mode passed its test" "$log" ||
+	fail "linkguard did not retrain the same mode"
+[ "$(grep -c "$name: forced probe" "$log")" = "$probes" ] ||
+	fail "linkguard probed although the same mode passed its test"
+[ "$(kernel 4)" = "$requested" ] && [ "$(kernel 2)" = good ] ||
+	fail "after the retrain the kernel has $(kernel 4), link-status $(kernel 2)"
+[ "$(wl_output_globals)" = "$globals" ] || fail "the retrain recreated the output"
+ok "same mode still fits: $requested retrained in place, link-status Good, no probe"
+
 # A bare HOTPLUG=1 (older kernels): every connector's link-status is read.
 fail_link bad-dev 300000
 expect_fallback 3 300000
