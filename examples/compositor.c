@@ -7,7 +7,8 @@
  * xdg-shell windows, keyboards, and linkguard's reports. linkguard itself is
  * a handful of lines, each marked "linkguard:".
  *
- *   linkguard-example [-v] [-s CMD] [--sim SCENARIO [--exit-after-scenario]]
+ *   linkguard-example [-v] [-s CMD] [--allow-retry] [--no-recover]
+ *                     [--sim SCENARIO [--exit-after-scenario]]
  *
  * --sim runs on wlroots' headless backend with linkguard's simulated
  * DisplayPort link driven by a scenario file (see examples/scenarios/).

@@ -46,6 +46,10 @@ struct lg_capped {
 	int max_khz; // 0: no cap
 };
 
+/*
+ * Entries are only ever added (under capped_lock) and set before the vtable
+ * that reads them is installed, so the callbacks look them up unlocked.
+ */
 static struct lg_capped capped[LG_MAX_CONNECTORS];
 static DEFINE_MUTEX(capped_lock);
 
