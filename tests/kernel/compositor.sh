@@ -2,8 +2,9 @@
 # Layers 2-4 of the real-kernel harness, in the guest: the example
 # compositor on wlroots' DRM backend (pixman, a seat from seatd) drives
 # vkms; lg_link_fault makes its link fail. With linkguard: fallback,
-# cascade, unplug during recovery, replug, bare HOTPLUG=1. Then the same
-# compositor with --no-recover (stock wlroots), side by side.
+# cascade, unplug during recovery, replug, same-mode retrain, bare
+# HOTPLUG=1. Then the same compositor with --no-recover (stock wlroots),
+# side by side.
 #
 #   compositor.sh STATUS EXAMPLE LINKCTL
 set -u
