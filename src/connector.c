@@ -18,23 +18,6 @@ void connector_changed(struct lg_connector *conn) {
 	wl_signal_emit_mutable(&conn->events.state_change, conn);
 }
 
-bool connector_at_requested(const struct lg_connector *conn) {
-	return conn->has_current && conn->has_requested &&
-		lg_mode_same_timing(&conn->current, &conn->requested);
-}
-
-void connector_handle_event(struct lg_connector *conn, enum lg_link_event event) {
-	enum lg_link_state next =
-		lg_link_state_next(conn->state, event, connector_at_requested(conn));
-	if (next == conn->state) {
-		return;
-	}
-	lg_conn_log(conn, LG_INFO, "state %s -> %s",
-		lg_link_state_name(conn->state), lg_link_state_name(next));
-	conn->state = next;
-	connector_changed(conn);
-}
-
 void connector_read_link(struct lg_connector *conn) {
 	conn->link_status = conn->impl->get_link_status(conn);
 	if (conn->impl->get_link_params != NULL) {
@@ -65,12 +48,14 @@ struct lg_connector *lg_connector_create(struct lg_manager *manager,
 		return NULL;
 	}
 	conn->name = strdup(name);
-	if (conn->name == NULL) {
+	conn->impl = impl;
+	conn->manager = manager;
+	if (conn->name == NULL || !recovery_create(conn)) {
+		lg_log(LG_ERROR, "%s: allocation failed", name);
+		free(conn->name);
 		free(conn);
 		return NULL;
 	}
-	conn->impl = impl;
-	conn->manager = manager;
 	conn->device = device;
 	conn->id = id;
 	conn->state = LG_LINK_GOOD;
@@ -92,7 +77,7 @@ void lg_connector_destroy(struct lg_connector *conn) {
 		return;
 	}
 	wl_signal_emit_mutable(&conn->events.destroy, conn);
-	recovery_cancel(conn);
+	recovery_destroy(conn);
 	wl_list_remove(&conn->output_commit.link);
 	wl_list_remove(&conn->output_destroy.link);
 	wl_list_remove(&conn->link);
@@ -119,11 +104,14 @@ void lg_connector_set_description(struct lg_connector *conn, const char *desc) {
 		lg_conn_log(conn, LG_INFO, "new sink: %s", desc);
 		conn->has_requested = false;
 		conn->has_last_placement = false;
-		conn->fallen_back = false;
 		lg_mode_list_clear(&conn->known_bad);
 	}
+	bool swapped = conn->description != NULL;
 	free(conn->description);
 	conn->description = copy;
+	if (swapped) {
+		recovery_feed(conn, LG_MACHINE_SINK_SWAP);
+	}
 	connector_changed(conn);
 }
 
@@ -134,14 +122,12 @@ void lg_connector_set_connected(struct lg_connector *conn, bool connected) {
 	conn->connected = connected;
 	lg_conn_log(conn, LG_INFO, "%s", connected ? "connected" : "disconnected");
 	if (!connected) {
-		// Whatever recovery was pending concerned the sink that left.
-		recovery_cancel(conn);
 		lg_mode_list_clear(&conn->modes);
 		known_bad_forget(conn);
-		lg_flap_reset(&conn->flaps);
-		connector_handle_event(conn, LG_EVENT_DISCONNECTED);
 		conn->has_link_params = false;
 	}
+	// Whatever recovery was pending concerned the sink that left.
+	recovery_feed(conn, connected ? LG_MACHINE_PLUG : LG_MACHINE_UNPLUG);
 	connector_changed(conn);
 }
 
@@ -193,7 +179,7 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	if (!conn->output->enabled) {
 		conn->has_current = false;
 		if (!conn->committing) {
-			connector_handle_event(conn, LG_EVENT_DISABLED);
+			recovery_feed(conn, LG_MACHINE_OUTPUT_DISABLED);
 		}
 		connector_changed(conn);
 		return;
@@ -211,7 +197,8 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 		// handled late, labwc does).
 		bool took_recommendation = conn->has_recommended &&
 			lg_mode_same_timing(&conn->recommended, &conn->current);
-		bool kept_fallback = conn->fallen_back && had_current &&
+		bool kept_fallback = had_current && conn->has_requested &&
+			!lg_mode_same_timing(&previous, &conn->requested) &&
 			lg_mode_same_timing(&previous, &conn->current);
 		if (!conn->has_requested ||
 				!(took_recommendation || kept_fallback)) {
@@ -225,7 +212,7 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	}
 	connector_read_link(conn);
 	if (!ours) {
-		recovery_handle_mode_set(conn);
+		recovery_feed(conn, LG_MACHINE_MODE_SET);
 	}
 	connector_changed(conn);
 }
@@ -247,12 +234,12 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	wl_list_remove(&conn->output_destroy.link);
 	wl_list_init(&conn->output_commit.link);
 	wl_list_init(&conn->output_destroy.link);
-	recovery_cancel(conn);
 	conn->output = output;
 	conn->has_current = false;
 	conn->has_recommended = false;
 	if (output == NULL) {
 		lg_conn_log(conn, LG_DEBUG, "output gone");
+		recovery_feed(conn, LG_MACHINE_OUTPUT_GONE);
 		connector_changed(conn);
 		return;
 	}
@@ -263,6 +250,7 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	wl_signal_add(&output->events.destroy, &conn->output_destroy);
 	connector_probe(conn);
 	known_bad_load(conn);
+	recovery_feed(conn, LG_MACHINE_OUTPUT_NEW);
 	lg_conn_log(conn, LG_DEBUG, "driving output %s", output->name);
 	connector_changed(conn);
 }

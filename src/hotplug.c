@@ -9,9 +9,10 @@
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <core/connector.h>
+#include <core/driver.h>
 
-/* Reads link-status; whether this BAD needs a recovery now. */
-static bool wants_recovery(struct lg_connector *conn) {
+/* Reads link-status; whether the state machine must hear of a BAD. */
+static bool link_bad(struct lg_connector *conn) {
 	if (!conn->connected || conn->output == NULL) {
 		lg_conn_log(conn, LG_DEBUG, "hotplug ignored: no output");
 		return false;
@@ -27,49 +28,26 @@ static bool wants_recovery(struct lg_connector *conn) {
 	lg_conn_log(conn, LG_INFO, "link-status BAD");
 	if (!conn->manager->options.recover) {
 		lg_conn_log(conn, LG_INFO, "recovery disabled: left to the compositor");
-		connector_handle_event(conn, LG_EVENT_LINK_BAD);
-		return false;
 	}
-	if (conn->state == LG_LINK_FLAPPING) {
-		lg_conn_log(conn, LG_INFO, "held while flapping: not answered yet");
-		return false;
-	}
-	if (!conn->output->enabled) {
-		lg_conn_log(conn, LG_INFO, "output disabled: nothing to retrain");
-		return false;
-	}
-	if (conn->state == LG_LINK_GOOD || conn->state == LG_LINK_DEGRADED) {
-		// A link that had held went BAD: a new incident.
-		conn->incident_commits = 0;
-		const struct lg_options *options = &conn->manager->options;
-		if (lg_flap_record(&conn->flaps, lg_now_ms(), options->flap_count,
-				options->flap_window_ms)) {
-			recovery_hold(conn);
-			return false;
-		}
-	}
-	// A recovery still settling failed: the next rung of the ladder.
-	recovery_cancel(conn);
-	connector_handle_event(conn, LG_EVENT_LINK_BAD);
 	return true;
 }
 
 /*
- * One wlr_backend_test/wlr_backend_commit for every planned connector.
+ * One wlr_backend_test/wlr_backend_commit for every deferred commit.
  * Returns false, having committed nothing, when the outputs are on
  * different backends or the backend refuses them together.
  */
-static bool commit_together(struct recovery_plan *plans, size_t n) {
+static bool commit_together(struct lg_connector **conns, size_t n) {
 	struct wlr_backend_output_state *states = calloc(n, sizeof(*states));
 	if (states == NULL) {
 		return false;
 	}
-	struct wlr_backend *backend = plans[0].conn->output->backend;
+	struct wlr_backend *backend = conns[0]->output->backend;
 	size_t built = 0;
 	for (; built < n; built++) {
-		struct lg_connector *conn = plans[built].conn;
+		struct lg_connector *conn = conns[built];
 		if (conn->output->backend != backend || !recovery_build_state(conn,
-				&states[built].base, &plans[built].mode)) {
+				&states[built].base, &recovery_driver(conn)->deferred)) {
 			break;
 		}
 		states[built].output = conn->output;
@@ -77,11 +55,11 @@ static bool commit_together(struct recovery_plan *plans, size_t n) {
 	bool ok = built == n && wlr_backend_test(backend, states, n);
 	if (ok) {
 		for (size_t i = 0; i < n; i++) {
-			plans[i].conn->committing = true;
+			conns[i]->committing = true;
 		}
 		ok = wlr_backend_commit(backend, states, n);
 		for (size_t i = 0; i < n; i++) {
-			plans[i].conn->committing = false;
+			conns[i]->committing = false;
 		}
 	}
 	for (size_t i = 0; i < built; i++) {
@@ -91,34 +69,33 @@ static bool commit_together(struct recovery_plan *plans, size_t n) {
 	return ok;
 }
 
+/*
+ * Each machine plans on its own; their commits are collected and made in
+ * one, or one by one if the backend refuses them together.
+ */
 static void recover_together(struct lg_connector **conns, size_t n) {
-	struct recovery_plan *plans = calloc(n, sizeof(*plans));
-	if (plans == NULL) {
-		lg_log(LG_ERROR, "allocation failed: recovering one by one");
-		for (size_t i = 0; i < n; i++) {
-			recovery_run(conns[i]);
-		}
-		return;
-	}
-	size_t planned = 0;
+	size_t deferred = 0;
 	for (size_t i = 0; i < n; i++) {
-		planned += recovery_plan(conns[i], &plans[planned]);
-	}
-	if (planned > 0 && commit_together(plans, planned)) {
-		lg_log(LG_INFO, "%zu connectors recovered in one commit", planned);
-		for (size_t i = 0; i < planned; i++) {
-			recovery_committed(&plans[i]);
-		}
-	} else {
-		if (planned > 1) {
-			lg_log(LG_INFO, "the connectors do not commit together: "
-				"one by one");
-		}
-		for (size_t i = 0; i < planned; i++) {
-			recovery_run(plans[i].conn);
+		struct lg_driver *driver = recovery_driver(conns[i]);
+		driver->defer_commit = true;
+		recovery_feed(conns[i], LG_MACHINE_LINK_BAD);
+		driver->defer_commit = false;
+		if (driver->has_deferred) {
+			conns[deferred++] = conns[i];
 		}
 	}
-	free(plans);
+	bool together = deferred > 1 && commit_together(conns, deferred);
+	if (together) {
+		lg_log(LG_INFO, "%zu connectors recovered in one commit", deferred);
+	} else if (deferred > 1) {
+		lg_log(LG_INFO, "the connectors do not commit together: one by one");
+	}
+	for (size_t i = 0; i < deferred; i++) {
+		struct lg_driver *driver = recovery_driver(conns[i]);
+		bool ok = together ||
+			recovery_commit_mode(conns[i], &driver->deferred);
+		lg_driver_committed(driver, ok);
+	}
 }
 
 void lg_connectors_hotplug(struct lg_connector *const *conns, size_t n) {
@@ -129,7 +106,7 @@ void lg_connectors_hotplug(struct lg_connector *const *conns, size_t n) {
 	}
 	size_t n_bad = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (wants_recovery(conns[i])) {
+		if (link_bad(conns[i])) {
 			bad[n_bad++] = conns[i];
 		}
 	}
@@ -138,7 +115,7 @@ void lg_connectors_hotplug(struct lg_connector *const *conns, size_t n) {
 		recover_together(bad, n_bad);
 	} else {
 		for (size_t i = 0; i < n_bad; i++) {
-			recovery_run(bad[i]);
+			recovery_feed(bad[i], LG_MACHINE_LINK_BAD);
 		}
 	}
 	free(bad);

@@ -118,7 +118,7 @@ bool lg_manager_recommend_state(struct lg_manager *manager,
 		struct wlr_output *output, struct wlr_output_state *state) {
 	struct lg_connector *conn = lg_manager_connector_from_output(manager, output);
 	struct lg_mode mode;
-	if (conn == NULL || !recovery_choose_initial(conn, &mode)) {
+	if (conn == NULL || !recovery_recommend(conn, &mode)) {
 		return false;
 	}
 	if (!conn->impl->set_mode(conn, state, &mode)) {

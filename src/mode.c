@@ -70,6 +70,18 @@ bool lg_mode_list_copy(struct lg_mode_list *dst, const struct lg_mode_list *src)
 	return true;
 }
 
+bool lg_mode_list_equal(const struct lg_mode_list *a, const struct lg_mode_list *b) {
+	if (a->len != b->len) {
+		return false;
+	}
+	for (size_t i = 0; i < a->len; i++) {
+		if (!lg_mode_equal(&a->modes[i], &b->modes[i])) {
+			return false;
+		}
+	}
+	return true;
+}
+
 ssize_t lg_mode_list_find(const struct lg_mode_list *list,
 		const struct lg_mode *mode) {
 	for (size_t i = 0; i < list->len; i++) {

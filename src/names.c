@@ -1,5 +1,6 @@
 #include <linkguard/link.h>
 #include <linkguard/policy.h>
+#include <core/machine.h>
 
 const char *lg_link_state_name(enum lg_link_state state) {
 	switch (state) {
@@ -45,4 +46,38 @@ const char *lg_policy_name(enum lg_policy policy) {
 		return "refresh-first";
 	}
 	return "unknown";
+}
+
+const char *lg_failure_name(enum lg_failure failure) {
+	switch (failure) {
+	case LG_FAILURE_NO_MODES:
+		return "the kernel lists no mode";
+	case LG_FAILURE_ALL_REJECTED:
+		return "no listed mode passed its test";
+	case LG_FAILURE_PROBE:
+		return "the forced probe failed";
+	}
+	return "unknown";
+}
+
+const char *lg_machine_event_name(enum lg_machine_event_type type) {
+	static const char *const names[] = {
+		[LG_MACHINE_LINK_BAD] = "bad",
+		[LG_MACHINE_TESTED] = "tested",
+		[LG_MACHINE_PROBED] = "probed",
+		[LG_MACHINE_COMMITTED] = "committed",
+		[LG_MACHINE_TIMER] = "timer",
+		[LG_MACHINE_PLUG] = "plug",
+		[LG_MACHINE_UNPLUG] = "unplug",
+		[LG_MACHINE_SINK_SWAP] = "swap",
+		[LG_MACHINE_SESSION_AWAY] = "away",
+		[LG_MACHINE_SESSION_BACK] = "back",
+		[LG_MACHINE_RETRY] = "retry",
+		[LG_MACHINE_RECOMMEND] = "recommend",
+		[LG_MACHINE_OUTPUT_NEW] = "output-new",
+		[LG_MACHINE_OUTPUT_GONE] = "output-gone",
+		[LG_MACHINE_OUTPUT_DISABLED] = "output-disabled",
+		[LG_MACHINE_MODE_SET] = "mode-set",
+	};
+	return (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown";
 }

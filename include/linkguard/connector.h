@@ -62,29 +62,15 @@ struct lg_connector {
 	struct wl_list link; // lg_manager.connectors
 	struct wl_listener output_commit;
 	struct wl_listener output_destroy;
-	struct wl_event_source *settle_timer;
-	struct wl_event_source *hold_timer;
+	struct lg_recovery *recovery; // the state machine and its driver
 	bool committing; // inside linkguard's own commit
-	bool fallen_back; // off the requested mode since the last restored
-	bool has_recommended, has_last_working, has_last_placement;
+	bool has_recommended, has_last_placement;
 	float last_scale; // of the last output, offered to the next one
 	enum wl_output_transform last_transform;
 	struct lg_mode recommended; // offered to the compositor's new_output
-	struct lg_mode last_working; // the last mode the link held
-	uint32_t incident_commits; // recovery commits since the link last held
 	struct lg_mode_list known_bad; // modes this monitor does not hold
 	bool known_bad_loaded; // from the store, once
 	bool known_bad_stale; // the store still lists what was forgotten
-	struct lg_flap_history {
-		uint64_t bad_ms[16]; // ring of times the settled link went BAD
-		uint32_t len, head;
-	} flaps;
-};
-
-enum lg_retry_result {
-	LG_RETRY_COMMITTED, // the requested mode passed its test and was committed
-	LG_RETRY_REJECTED, // the kernel does not take the requested mode now
-	LG_RETRY_UNAVAILABLE, // disconnected, no output, nothing requested, or busy
 };
 
 /**

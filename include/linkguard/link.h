@@ -37,6 +37,13 @@ enum lg_fallback_reason {
 	LG_FALLBACK_FLAPPING, // held at the last mode that worked
 };
 
+/** What lg_connector_retry() did. */
+enum lg_retry_result {
+	LG_RETRY_COMMITTED, // the requested mode passed its test and was committed
+	LG_RETRY_REJECTED, // the kernel does not take the requested mode now
+	LG_RETRY_UNAVAILABLE, // disconnected, no output, nothing requested, or busy
+};
+
 /** DisplayPort link parameters, when the backend knows them. */
 struct lg_link_params {
 	uint32_t lanes; // 1, 2 or 4

@@ -36,6 +36,8 @@ void lg_mode_list_finish(struct lg_mode_list *list);
 bool lg_mode_list_append(struct lg_mode_list *list, const struct lg_mode *mode);
 bool lg_mode_list_copy(struct lg_mode_list *dst, const struct lg_mode_list *src);
 void lg_mode_list_clear(struct lg_mode_list *list);
+/** The same modes in the same order. */
+bool lg_mode_list_equal(const struct lg_mode_list *a, const struct lg_mode_list *b);
 /** Index of a mode equal to mode, or -1. */
 ssize_t lg_mode_list_find(const struct lg_mode_list *list, const struct lg_mode *mode);
 

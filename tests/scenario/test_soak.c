@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
+#include <core/connector.h>
 #include "harness.h"
 #include "soak_clients.h"
 #include "test.h"
@@ -195,7 +196,7 @@ int main(int argc, char *argv[]) {
 		check(conn->modes.len > 0 &&
 			lg_mode_same_timing(&conn->current, &conn->modes.modes[0]));
 		check(lg_mode_same_timing(&conn->current, &conn->requested));
-		check(conn->settle_timer == NULL && conn->hold_timer == NULL);
+		check(recovery_idle(conn));
 		// A client that connected now sees what the compositor has.
 		char state[16] = "";
 		int32_t width = 0, height = 0, refresh = 0;

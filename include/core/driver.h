@@ -1,0 +1,47 @@
+#ifndef CORE_DRIVER_H
+#define CORE_DRIVER_H
+
+/*
+ * Runs one connector's recovery state machine (core/machine.h): feeds it an
+ * event, carries out the actions it returns through an implementation, and
+ * feeds the answers of probes, tests and commits back until the machine
+ * waits for the outside world again (a timer, a hotplug, the compositor).
+ * The implementation is wlroots in src/connector.c and a virtual clock over
+ * the sim's link model in tests/.
+ */
+
+#include <core/machine.h>
+
+struct lg_driver_impl {
+	/* What the connector is now, for the next step. */
+	void (*facts)(void *data, struct lg_machine_facts *facts);
+	/* Forced probe into the connector's list; *changed: it differs. */
+	bool (*probe)(void *data, bool *changed);
+	bool (*test)(void *data, const struct lg_mode *mode);
+	bool (*commit)(void *data, const struct lg_mode *mode);
+	/* Every action that needs no answer: timers, reports, the store. */
+	void (*act)(void *data, const struct lg_action *action);
+};
+
+struct lg_driver {
+	struct lg_machine machine;
+	const struct lg_driver_impl *impl;
+	void *data;
+	/*
+	 * Set by the caller to collect a commit instead of making it (several
+	 * connectors in one atomic commit): the machine then waits in
+	 * has_deferred until lg_driver_committed() answers.
+	 */
+	bool defer_commit;
+	bool has_deferred;
+	struct lg_mode deferred;
+};
+
+void lg_driver_init(struct lg_driver *driver, const struct lg_machine_config *config,
+	const struct lg_driver_impl *impl, void *data);
+void lg_driver_finish(struct lg_driver *driver);
+void lg_driver_feed(struct lg_driver *driver, enum lg_machine_event_type type);
+/* The answer to a deferred commit. */
+void lg_driver_committed(struct lg_driver *driver, bool ok);
+
+#endif

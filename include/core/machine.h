@@ -1,0 +1,191 @@
+#ifndef CORE_MACHINE_H
+#define CORE_MACHINE_H
+
+/*
+ * The recovery state machine of one connector, as a pure transition
+ * function: (machine, event, facts) -> (machine', actions). No wlroots, no
+ * timers, no I/O: the driver (core/driver.h) executes the actions and feeds
+ * their results back as events. doc/linkguard-recovery.7.scd is the
+ * specification; tests/test_machine.c checks it exhaustively.
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linkguard/link.h>
+#include <linkguard/mode.h>
+#include <linkguard/policy.h>
+
+/*
+ * P2: at most MACHINE_BUDGET_MODESETS of linkguard's modesets (commits and
+ * disables) in any MACHINE_BUDGET_WINDOW_MS. i915's 8b/10b ladder has 4
+ * rates x 3 lane counts: a cascade from the top to RBR x1 takes at most 12
+ * commits, one per rung, and never has to wait for the budget.
+ */
+#define MACHINE_BUDGET_MODESETS 12
+#define MACHINE_BUDGET_WINDOW_MS 10000
+/* Flapping steps down at most this far below the requested mode. */
+#define MACHINE_MAX_CEILINGS 8
+
+struct lg_machine_config {
+	enum lg_policy policy;
+	bool recover; // false: report only, never modeset
+	uint32_t settle_ms; // a commit counts as held after this long
+	uint32_t flap_count, flap_window_ms; // this many BADs in the window: flapping
+	uint32_t max_tests; // candidates tested per plan
+	uint32_t backoff_min_ms, backoff_max_ms; // failed and flapping retries
+};
+
+void lg_machine_config_defaults(struct lg_machine_config *config);
+
+enum lg_machine_event_type {
+	LG_MACHINE_LINK_BAD, // link-status read BAD after a hotplug
+	LG_MACHINE_TESTED, // result of LG_ACTION_TEST: ok
+	LG_MACHINE_PROBED, // result of LG_ACTION_PROBE: ok, modes_changed
+	LG_MACHINE_COMMITTED, // result of LG_ACTION_COMMIT: ok
+	LG_MACHINE_TIMER, // the timer armed last fired
+	LG_MACHINE_PLUG, // a sink was connected
+	LG_MACHINE_UNPLUG, // the sink left
+	LG_MACHINE_SINK_SWAP, // another monitor on the connector
+	LG_MACHINE_SESSION_AWAY, // the session lost DRM master (VT switch)
+	LG_MACHINE_SESSION_BACK,
+	LG_MACHINE_RETRY, // a client asks for the requested mode
+	LG_MACHINE_RECOMMEND, // the compositor asks which mode a new output takes
+	LG_MACHINE_OUTPUT_NEW, // an output drives the connector (facts.enabled false)
+	LG_MACHINE_OUTPUT_GONE, // the output was destroyed
+	LG_MACHINE_OUTPUT_DISABLED, // the compositor disabled the output
+	LG_MACHINE_MODE_SET, // the compositor committed a mode of its own
+};
+
+struct lg_machine_event {
+	enum lg_machine_event_type type;
+	bool ok; // TESTED, PROBED, COMMITTED
+	bool modes_changed; // PROBED: the list differs from the one before
+};
+
+/* What the connector is, as the backend and the output report it. */
+struct lg_machine_facts {
+	uint64_t now_ms;
+	bool connected, has_output, enabled;
+	const struct lg_mode *requested; // NULL when nothing was asked yet
+	const struct lg_mode *current; // NULL while the output runs no mode
+	const struct lg_mode_list *modes; // the kernel's list at the last probe
+	const struct lg_mode_list *known_bad; // modes this monitor did not hold
+};
+
+enum lg_failure {
+	LG_FAILURE_NO_MODES, // the kernel lists no mode: disabled
+	LG_FAILURE_ALL_REJECTED, // no listed mode passed its test
+	LG_FAILURE_PROBE, // the forced probe failed
+};
+
+enum lg_action_type {
+	LG_ACTION_PROBE, // forced probe; answer with PROBED
+	LG_ACTION_TEST, // atomic test of mode; answer with TESTED
+	LG_ACTION_COMMIT, // modeset to mode with link-status GOOD; COMMITTED
+	LG_ACTION_DISABLE, // turn the output off
+	LG_ACTION_ARM_TIMER, // (re)arm the one timer: ms; 0 cancels it
+	LG_ACTION_STATE, // the state changed: tell clients
+	LG_ACTION_FALLBACK, // reason, from, mode
+	LG_ACTION_RESTORED, // back at the requested mode
+	LG_ACTION_FAILED, // failure; retrying after ms
+	LG_ACTION_FLAPPING, // entered or stepped further down; next look after ms
+	LG_ACTION_REQUESTED, // mode becomes the requested mode
+	LG_ACTION_RECOMMEND, // mode for the new output (has_mode false: none)
+	LG_ACTION_KNOWN_BAD_ADD, // the monitor did not hold mode
+	LG_ACTION_KNOWN_BAD_HELD, // the link held mode
+	LG_ACTION_RETRY_RESULT, // enum lg_retry_result in retry
+};
+
+/* At most one action that awaits an answer (PROBE, TEST, COMMIT), last. */
+#define MACHINE_MAX_ACTIONS 12
+
+struct lg_action {
+	enum lg_action_type type;
+	struct lg_mode mode, from;
+	bool has_mode;
+	uint32_t ms;
+	enum lg_fallback_reason reason;
+	enum lg_failure failure;
+	enum lg_retry_result retry;
+	const char *why; // for the log: a static string
+};
+
+struct lg_actions {
+	struct lg_action list[MACHINE_MAX_ACTIONS];
+	size_t len;
+};
+
+/* In rising priority: a gated plan gives way to a stronger one. */
+enum machine_plan {
+	MACHINE_PLAN_NONE,
+	MACHINE_PLAN_STEP_UP, // quiet again: one step back toward requested
+	MACHINE_PLAN_BACKOFF, // failed: try again
+	MACHINE_PLAN_BAD, // answer link-status BAD
+	MACHINE_PLAN_STEP_DOWN, // flapping: a mode that needs less bandwidth
+	MACHINE_PLAN_RETRY, // a client's retry: the requested mode or nothing
+	MACHINE_PLAN_RECOMMEND, // a new output's first mode: no commit
+};
+
+enum machine_await {
+	MACHINE_AWAIT_NONE,
+	MACHINE_AWAIT_SAME_TEST,
+	MACHINE_AWAIT_PROBE,
+	MACHINE_AWAIT_CANDIDATE_TEST,
+	MACHINE_AWAIT_COMMIT,
+};
+
+enum machine_timer {
+	MACHINE_TIMER_NONE,
+	MACHINE_TIMER_SETTLE, // a commit waits to count as held
+	MACHINE_TIMER_GATE, // a plan waits for the modeset budget or backoff
+	MACHINE_TIMER_BACKOFF, // failed: the next try
+	MACHINE_TIMER_QUIET, // flapping: a quiet period before stepping up
+};
+
+struct lg_machine {
+	const struct lg_machine_config *config;
+	enum lg_link_state state;
+	bool session_away;
+	bool bad_pending; // a BAD no commit has answered yet
+	bool fallen_back; // off the requested mode since the last restored
+
+	enum machine_plan plan, gated_plan;
+	enum machine_await await;
+	struct lg_mode plan_from; // what ran when the plan began
+	bool plan_has_from;
+	bool plan_same_tested; // the same mode was tested (and failed)
+	struct lg_mode plan_mode; // the candidate under test or commit
+	size_t *order; // candidates: indices into facts.modes
+	size_t order_len, order_cap, order_next;
+	uint32_t tests;
+
+	enum machine_timer timer;
+	uint64_t timer_due_ms;
+
+	// P2: when linkguard's last modesets were (ring), and the backoff
+	uint64_t modeset_ms[MACHINE_BUDGET_MODESETS];
+	uint32_t modesets, modeset_head;
+	uint64_t last_modeset_ms;
+	uint32_t backoff_ms; // flapping: gap between modesets; failed: next try
+
+	// P3: BADs at a mode that still fits (ring), and the step-down ceilings
+	uint64_t flap_ms[16];
+	uint32_t flaps, flap_head;
+	uint32_t ceiling_khz[MACHINE_MAX_CEILINGS];
+	uint32_t ceilings;
+};
+
+void lg_machine_init(struct lg_machine *m, const struct lg_machine_config *config);
+void lg_machine_finish(struct lg_machine *m);
+
+/* The transition function. out is cleared first. */
+void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
+	const struct lg_machine_facts *facts, struct lg_actions *out);
+
+/* Whether an action awaits an answer event from the driver. */
+bool lg_action_awaits(enum lg_action_type type);
+const char *lg_machine_event_name(enum lg_machine_event_type type);
+const char *lg_failure_name(enum lg_failure failure);
+
+#endif

@@ -1,0 +1,740 @@
+/*
+ * The recovery state machine (doc/linkguard-recovery.7.scd). Pure: every
+ * side effect is an action for the driver, every answer comes back as an
+ * event, so that tests/test_machine.c can enumerate it.
+ */
+#include <assert.h>
+#include <stdlib.h>
+#include <core/machine.h>
+
+void lg_machine_config_defaults(struct lg_machine_config *config) {
+	*config = (struct lg_machine_config){
+		.policy = LG_POLICY_RESOLUTION_FIRST,
+		.recover = true,
+		.settle_ms = 500,
+		.flap_count = 3,
+		.flap_window_ms = 10000,
+		.max_tests = 16,
+		.backoff_min_ms = 1000,
+		.backoff_max_ms = 60000,
+	};
+}
+
+void lg_machine_init(struct lg_machine *m, const struct lg_machine_config *config) {
+	*m = (struct lg_machine){ .config = config, .state = LG_LINK_GOOD };
+}
+
+void lg_machine_finish(struct lg_machine *m) {
+	free(m->order);
+	m->order = NULL;
+	m->order_cap = 0;
+}
+
+bool lg_action_awaits(enum lg_action_type type) {
+	return type == LG_ACTION_PROBE || type == LG_ACTION_TEST ||
+		type == LG_ACTION_COMMIT;
+}
+
+static struct lg_action *emit(struct lg_actions *out, enum lg_action_type type) {
+	// The transitions below emit at most MACHINE_MAX_ACTIONS each.
+	assert(out->len < MACHINE_MAX_ACTIONS);
+	struct lg_action *action = &out->list[out->len++];
+	*action = (struct lg_action){ .type = type };
+	return action;
+}
+
+static void emit_mode(struct lg_actions *out, enum lg_action_type type,
+		const struct lg_mode *mode, const char *why) {
+	struct lg_action *action = emit(out, type);
+	action->mode = *mode;
+	action->has_mode = true;
+	action->why = why;
+}
+
+static bool at_requested(const struct lg_machine_facts *facts) {
+	return facts->current != NULL && facts->requested != NULL &&
+		lg_mode_same_timing(facts->current, facts->requested);
+}
+
+static enum lg_link_state running_state(const struct lg_machine_facts *facts) {
+	return at_requested(facts) ? LG_LINK_GOOD : LG_LINK_DEGRADED;
+}
+
+static void set_state(struct lg_machine *m, struct lg_actions *out,
+		enum lg_link_state state) {
+	if (m->state == state) {
+		return;
+	}
+	m->state = state;
+	emit(out, LG_ACTION_STATE);
+}
+
+static void arm(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out, enum machine_timer kind, uint64_t ms) {
+	if (ms == 0) {
+		ms = 1; // zero cancels; a due timer fires at once
+	}
+	m->timer = kind;
+	m->timer_due_ms = facts->now_ms + ms;
+	emit(out, LG_ACTION_ARM_TIMER)->ms = (uint32_t)ms;
+}
+
+static void cancel_timer(struct lg_machine *m, struct lg_actions *out) {
+	if (m->timer == MACHINE_TIMER_NONE) {
+		return;
+	}
+	m->timer = MACHINE_TIMER_NONE;
+	emit(out, LG_ACTION_ARM_TIMER)->ms = 0;
+}
+
+static void end_plan(struct lg_machine *m) {
+	m->plan = MACHINE_PLAN_NONE;
+	m->await = MACHINE_AWAIT_NONE;
+}
+
+static uint32_t grow_backoff(const struct lg_machine *m) {
+	const struct lg_machine_config *config = m->config;
+	if (m->backoff_ms == 0) {
+		return config->backoff_min_ms;
+	}
+	uint64_t next = (uint64_t)m->backoff_ms * 2;
+	return next > config->backoff_max_ms ? config->backoff_max_ms : (uint32_t)next;
+}
+
+/* P2: how long until linkguard may modeset again; 0 is now. */
+static uint64_t budget_wait(const struct lg_machine *m, uint64_t now) {
+	if (m->modesets < MACHINE_BUDGET_MODESETS) {
+		return 0;
+	}
+	// The ring is full: its oldest entry, where head points, must leave the window.
+	uint64_t free_at = m->modeset_ms[m->modeset_head] + MACHINE_BUDGET_WINDOW_MS;
+	return free_at > now ? free_at - now : 0;
+}
+
+/* The budget, and while flapping the backoff between modesets. */
+static uint64_t gate_wait(const struct lg_machine *m, uint64_t now) {
+	uint64_t wait = budget_wait(m, now);
+	if (m->state == LG_LINK_FLAPPING && m->modesets > 0) {
+		uint64_t open_at = m->last_modeset_ms + m->backoff_ms;
+		if (open_at > now && open_at - now > wait) {
+			wait = open_at - now;
+		}
+	}
+	return wait;
+}
+
+static void record_modeset(struct lg_machine *m, uint64_t now) {
+	m->modeset_ms[m->modeset_head] = now;
+	m->modeset_head = (m->modeset_head + 1) % MACHINE_BUDGET_MODESETS;
+	if (m->modesets < MACHINE_BUDGET_MODESETS) {
+		m->modesets++;
+	}
+	m->last_modeset_ms = now;
+}
+
+/* P3: a BAD at a mode the kernel still fits. True when the link flaps. */
+static bool flap_record(struct lg_machine *m, uint64_t now) {
+	const uint32_t cap = sizeof(m->flap_ms) / sizeof(m->flap_ms[0]);
+	uint32_t count = m->config->flap_count;
+	if (count == 0) {
+		return false;
+	}
+	if (count > cap) {
+		count = cap;
+	}
+	m->flap_ms[m->flap_head] = now;
+	m->flap_head = (m->flap_head + 1) % cap;
+	if (m->flaps < cap) {
+		m->flaps++;
+	}
+	if (m->flaps < count) {
+		return false;
+	}
+	uint32_t oldest = (m->flap_head + cap - count) % cap;
+	if (now - m->flap_ms[oldest] > m->config->flap_window_ms) {
+		return false;
+	}
+	m->flaps = 0; // the next step needs count new BADs
+	return true;
+}
+
+static void calm_down(struct lg_machine *m) {
+	m->flaps = 0;
+	m->ceilings = 0;
+	m->backoff_ms = 0;
+}
+
+static bool listed(const struct lg_mode_list *list, const struct lg_mode *mode) {
+	return list != NULL && lg_mode_list_find(list, mode) >= 0;
+}
+
+static bool listed_timing(const struct lg_mode_list *list, const struct lg_mode *mode) {
+	for (size_t i = 0; list != NULL && i < list->len; i++) {
+		if (lg_mode_same_timing(&list->modes[i], mode)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* What the policy plans from: the requested mode, else the sink's preferred. */
+static const struct lg_mode *reference_mode(const struct lg_machine_facts *facts) {
+	if (facts->requested != NULL) {
+		return facts->requested;
+	}
+	const struct lg_mode_list *modes = facts->modes;
+	for (size_t i = 0; i < modes->len; i++) {
+		if (modes->modes[i].preferred) {
+			return &modes->modes[i];
+		}
+	}
+	return modes->len > 0 ? &modes->modes[0] : NULL;
+}
+
+/*
+ * The candidates, best first: the policy's ranking of the kernel's list,
+ * from the requested mode (P4), in three tiers: modes under the flapping
+ * ceiling, then the others, then modes this monitor did not hold. The later
+ * tiers are there for P1: better a mode that may fail than a dark output.
+ */
+static bool build_order(struct lg_machine *m, const struct lg_machine_facts *facts) {
+	const struct lg_mode_list *modes = facts->modes;
+	m->order_len = 0;
+	m->order_next = 0;
+	const struct lg_mode *reference = reference_mode(facts);
+	if (reference == NULL) {
+		return true;
+	}
+	if (m->order_cap < modes->len) {
+		size_t *order = realloc(m->order, modes->len * sizeof(*order));
+		if (order == NULL) {
+			return false;
+		}
+		m->order = order;
+		m->order_cap = modes->len;
+	}
+	size_t *ranked = malloc((modes->len + 1) * sizeof(*ranked));
+	if (ranked == NULL) {
+		return false;
+	}
+	size_t n = lg_policy_rank(m->config->policy, reference, modes, NULL, ranked);
+	uint32_t ceiling = m->ceilings > 0 ? m->ceiling_khz[m->ceilings - 1] : UINT32_MAX;
+	for (int tier = 0; tier < 3; tier++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct lg_mode *mode = &modes->modes[ranked[i]];
+			bool bad = listed(facts->known_bad, mode);
+			int mode_tier = bad ? 2 : mode->clock_khz < ceiling ? 0 : 1;
+			if (mode_tier == tier) {
+				m->order[m->order_len++] = ranked[i];
+			}
+		}
+	}
+	free(ranked);
+	return true;
+}
+
+static void begin_plan(struct lg_machine *m, enum machine_plan plan,
+	const struct lg_machine_facts *facts, struct lg_actions *out);
+
+static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out, enum lg_failure failure) {
+	end_plan(m);
+	cancel_timer(m, out);
+	if (failure == LG_FAILURE_NO_MODES && facts->enabled) {
+		// Nothing can be tested at all: the only state with nothing to show.
+		record_modeset(m, facts->now_ms);
+		emit(out, LG_ACTION_DISABLE);
+	}
+	m->fallen_back = true;
+	m->backoff_ms = grow_backoff(m);
+	set_state(m, out, LG_LINK_FAILED);
+	struct lg_action *action = emit(out, LG_ACTION_FAILED);
+	action->failure = failure;
+	action->ms = m->backoff_ms;
+	// P1: giving up is a backoff that keeps trying.
+	arm(m, facts, out, MACHINE_TIMER_BACKOFF, m->backoff_ms);
+}
+
+static void retry_result(struct lg_machine *m, struct lg_actions *out,
+		enum lg_retry_result result) {
+	end_plan(m);
+	emit(out, LG_ACTION_RETRY_RESULT)->retry = result;
+}
+
+static void gate(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out, enum machine_plan plan, uint64_t wait) {
+	end_plan(m);
+	if (m->timer == MACHINE_TIMER_GATE) {
+		// Already waiting, as long: the stronger plan goes when it opens.
+		if (plan > m->gated_plan) {
+			m->gated_plan = plan;
+		}
+		return;
+	}
+	m->gated_plan = plan;
+	arm(m, facts, out, MACHINE_TIMER_GATE, wait);
+}
+
+static void commit(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out, const struct lg_mode *mode, const char *why) {
+	uint64_t wait = budget_wait(m, facts->now_ms);
+	if (wait > 0) {
+		if (m->plan == MACHINE_PLAN_RETRY) {
+			retry_result(m, out, LG_RETRY_UNAVAILABLE);
+			return;
+		}
+		gate(m, facts, out, m->plan, wait);
+		return;
+	}
+	record_modeset(m, facts->now_ms);
+	m->plan_mode = *mode;
+	m->await = MACHINE_AWAIT_COMMIT;
+	emit_mode(out, LG_ACTION_COMMIT, mode, why);
+}
+
+static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	while (m->order_next < m->order_len && m->tests < m->config->max_tests) {
+		const struct lg_mode *mode = &facts->modes->modes[m->order[m->order_next++]];
+		if (m->plan_same_tested && m->plan_has_from &&
+				lg_mode_equal(mode, &m->plan_from)) {
+			continue; // its test failed already
+		}
+		m->tests++;
+		m->plan_mode = *mode;
+		m->await = MACHINE_AWAIT_CANDIDATE_TEST;
+		emit_mode(out, LG_ACTION_TEST, mode, "candidate");
+		return;
+	}
+	if (m->plan == MACHINE_PLAN_RECOMMEND) {
+		end_plan(m);
+		emit(out, LG_ACTION_RECOMMEND);
+		return;
+	}
+	fail(m, facts, out, LG_FAILURE_ALL_REJECTED);
+}
+
+static void candidates(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	if (!build_order(m, facts)) {
+		fail(m, facts, out, LG_FAILURE_PROBE);
+		return;
+	}
+	next_candidate(m, facts, out);
+}
+
+static void probe(struct lg_machine *m, struct lg_actions *out) {
+	m->await = MACHINE_AWAIT_PROBE;
+	emit(out, LG_ACTION_PROBE);
+}
+
+/*
+ * The link keeps failing at a mode it can carry: step down to a mode that
+ * needs less bandwidth (i915 trains it at a lower rate, with more margin),
+ * and space further modesets by a growing backoff.
+ */
+static void enter_flapping(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	m->backoff_ms = grow_backoff(m);
+	uint32_t clock = facts->current != NULL ? facts->current->clock_khz : 0;
+	bool lower = m->ceilings == 0 || clock < m->ceiling_khz[m->ceilings - 1];
+	if (clock > 0 && lower && m->ceilings < MACHINE_MAX_CEILINGS) {
+		m->ceiling_khz[m->ceilings++] = clock;
+	}
+	set_state(m, out, LG_LINK_FLAPPING);
+	emit(out, LG_ACTION_FLAPPING)->ms = m->backoff_ms;
+	m->plan = MACHINE_PLAN_STEP_DOWN;
+}
+
+static bool can_act(const struct lg_machine *m, const struct lg_machine_facts *facts) {
+	return m->config->recover && facts->connected && facts->has_output &&
+		!m->session_away;
+}
+
+static void begin_plan(struct lg_machine *m, enum machine_plan plan,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	if (!can_act(m, facts)) {
+		return;
+	}
+	if (plan != MACHINE_PLAN_RECOMMEND && plan != MACHINE_PLAN_RETRY) {
+		uint64_t wait = gate_wait(m, facts->now_ms);
+		if (wait > 0) {
+			gate(m, facts, out, plan, wait);
+			return;
+		}
+		cancel_timer(m, out);
+	}
+	m->plan = plan;
+	m->plan_has_from = facts->current != NULL;
+	if (facts->current != NULL) {
+		m->plan_from = *facts->current;
+	}
+	m->plan_same_tested = false;
+	m->tests = 0;
+	switch (plan) {
+	case MACHINE_PLAN_BAD:
+		// At the requested mode there is nothing better to plan for: the
+		// same mode first, without a probe (the kernel may still fit it at
+		// a lower bpp). On a fallback the list may have grown (P4).
+		if (at_requested(facts) && !listed(facts->known_bad, facts->current)) {
+			m->await = MACHINE_AWAIT_SAME_TEST;
+			emit_mode(out, LG_ACTION_TEST, facts->current, "same mode");
+			return;
+		}
+		probe(m, out);
+		return;
+	case MACHINE_PLAN_RECOMMEND:
+		candidates(m, facts, out);
+		return;
+	default:
+		probe(m, out);
+		return;
+	}
+}
+
+static void handle_link_bad(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	if (!facts->connected || !facts->has_output) {
+		return;
+	}
+	if (!m->config->recover) {
+		m->bad_pending = true;
+		set_state(m, out, LG_LINK_BAD);
+		return;
+	}
+	if (!facts->enabled && m->state != LG_LINK_FAILED) {
+		return; // the compositor turned it off: nothing to retrain
+	}
+	m->bad_pending = true;
+	if (m->state != LG_LINK_FLAPPING && m->state != LG_LINK_FAILED) {
+		set_state(m, out, LG_LINK_BAD);
+	}
+	if (m->session_away) {
+		return; // answered when the session is back
+	}
+	begin_plan(m, MACHINE_PLAN_BAD, facts, out);
+}
+
+static void handle_tested(struct lg_machine *m, const struct lg_machine_event *event,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	if (m->await == MACHINE_AWAIT_SAME_TEST) {
+		if (!event->ok) {
+			m->plan_same_tested = true;
+			probe(m, out);
+			return;
+		}
+		if (flap_record(m, facts->now_ms)) {
+			enter_flapping(m, facts, out);
+			probe(m, out);
+			return;
+		}
+		commit(m, facts, out, facts->current, "same mode passed its test");
+		return;
+	}
+	if (m->await != MACHINE_AWAIT_CANDIDATE_TEST) {
+		return;
+	}
+	const struct lg_mode mode = m->plan_mode;
+	if (!event->ok) {
+		if (m->plan == MACHINE_PLAN_RETRY) {
+			retry_result(m, out, LG_RETRY_REJECTED);
+			return;
+		}
+		next_candidate(m, facts, out);
+		return;
+	}
+	if (m->plan == MACHINE_PLAN_RECOMMEND) {
+		end_plan(m);
+		emit_mode(out, LG_ACTION_RECOMMEND, &mode, "candidate passed its test");
+		return;
+	}
+	if (m->plan == MACHINE_PLAN_STEP_UP && facts->current != NULL &&
+			lg_mode_equal(&mode, facts->current)) {
+		// Nothing better than what runs: no modeset for it.
+		end_plan(m);
+		arm(m, facts, out, MACHINE_TIMER_QUIET, 1);
+		return;
+	}
+	commit(m, facts, out, &mode, m->plan == MACHINE_PLAN_STEP_DOWN ?
+		"flapping: a mode that needs less bandwidth" : "candidate passed its test");
+}
+
+static void handle_probed(struct lg_machine *m, const struct lg_machine_event *event,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	if (m->await != MACHINE_AWAIT_PROBE) {
+		return;
+	}
+	if (!event->ok) {
+		if (m->plan == MACHINE_PLAN_RETRY) {
+			retry_result(m, out, LG_RETRY_UNAVAILABLE);
+		} else if (facts->connected) {
+			fail(m, facts, out, LG_FAILURE_PROBE);
+		} else {
+			end_plan(m); // an unplug, not a failure
+		}
+		return;
+	}
+	if (m->plan == MACHINE_PLAN_RETRY) {
+		m->plan_mode = *facts->requested;
+		m->await = MACHINE_AWAIT_CANDIDATE_TEST;
+		emit_mode(out, LG_ACTION_TEST, facts->requested, "retry");
+		return;
+	}
+	// A BAD on a fallback with the list as it was: the link failed at a
+	// mode the kernel still fits, a flap (P3), not a rung of the ladder.
+	if (m->plan == MACHINE_PLAN_BAD && !event->modes_changed &&
+			facts->current != NULL && listed(facts->modes, facts->current) &&
+			flap_record(m, facts->now_ms)) {
+		enter_flapping(m, facts, out);
+	}
+	if (facts->modes->len == 0) {
+		fail(m, facts, out, LG_FAILURE_NO_MODES);
+		return;
+	}
+	candidates(m, facts, out);
+}
+
+/* Why the requested mode is not the one committed. */
+static enum lg_fallback_reason fallback_reason(const struct lg_machine *m,
+		const struct lg_machine_facts *facts) {
+	if (m->plan == MACHINE_PLAN_STEP_DOWN) {
+		return LG_FALLBACK_FLAPPING;
+	}
+	if (!listed_timing(facts->modes, facts->requested)) {
+		return LG_FALLBACK_MODE_PRUNED;
+	}
+	return listed(facts->known_bad, facts->requested) ?
+		LG_FALLBACK_KNOWN_BAD : LG_FALLBACK_TEST_FAILED;
+}
+
+static void handle_committed(struct lg_machine *m, const struct lg_machine_event *event,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	if (m->await != MACHINE_AWAIT_COMMIT) {
+		return;
+	}
+	const struct lg_mode mode = m->plan_mode;
+	if (!event->ok) {
+		// Failed after its test passed: the monitor does not take it.
+		emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, &mode, "commit failed");
+		if (m->plan == MACHINE_PLAN_RETRY) {
+			retry_result(m, out, LG_RETRY_REJECTED);
+			return;
+		}
+		next_candidate(m, facts, out);
+		return;
+	}
+	m->bad_pending = false;
+	if (m->plan == MACHINE_PLAN_RETRY) {
+		// An explicit request overrides the flapping backoff.
+		calm_down(m);
+		emit(out, LG_ACTION_RETRY_RESULT)->retry = LG_RETRY_COMMITTED;
+		set_state(m, out, LG_LINK_RETRAINING);
+	} else if (m->state != LG_LINK_FLAPPING) {
+		set_state(m, out, LG_LINK_RETRAINING);
+	}
+	if (facts->requested != NULL && !lg_mode_same_timing(&mode, facts->requested) &&
+			!(m->plan_has_from && lg_mode_same_timing(&mode, &m->plan_from))) {
+		struct lg_action *action = emit(out, LG_ACTION_FALLBACK);
+		action->reason = fallback_reason(m, facts);
+		action->mode = mode;
+		action->has_mode = true;
+		action->from = m->plan_has_from ? m->plan_from : *facts->requested;
+		m->fallen_back = true;
+		if (action->reason == LG_FALLBACK_MODE_PRUNED ||
+				action->reason == LG_FALLBACK_TEST_FAILED) {
+			// The link could not carry it: remembered for the next start.
+			emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, facts->requested,
+				"the link could not carry it");
+		}
+	}
+	end_plan(m);
+	arm(m, facts, out, MACHINE_TIMER_SETTLE, m->config->settle_ms);
+}
+
+/* After a flap, the link must stay quiet this long before a step up. */
+static uint32_t quiet_ms(const struct lg_machine *m) {
+	uint32_t window = m->config->flap_window_ms;
+	return m->backoff_ms > window ? m->backoff_ms : window;
+}
+
+static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	if (m->state == LG_LINK_RETRAINING) {
+		set_state(m, out, running_state(facts));
+	}
+	if (at_requested(facts)) {
+		emit_mode(out, LG_ACTION_KNOWN_BAD_HELD, facts->requested, "held");
+		if (m->fallen_back && m->state == LG_LINK_GOOD) {
+			m->fallen_back = false;
+			emit(out, LG_ACTION_RESTORED);
+		}
+	}
+	if (m->state == LG_LINK_FLAPPING || m->ceilings > 0) {
+		arm(m, facts, out, MACHINE_TIMER_QUIET, quiet_ms(m));
+		return;
+	}
+	m->backoff_ms = 0;
+}
+
+static void handle_quiet(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	if (m->ceilings > 0) {
+		m->ceilings--;
+		begin_plan(m, MACHINE_PLAN_STEP_UP, facts, out);
+		return;
+	}
+	calm_down(m);
+	set_state(m, out, running_state(facts));
+	if (at_requested(facts) && m->fallen_back) {
+		m->fallen_back = false;
+		emit(out, LG_ACTION_RESTORED);
+	}
+}
+
+static void handle_timer(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	enum machine_timer kind = m->timer;
+	m->timer = MACHINE_TIMER_NONE;
+	switch (kind) {
+	case MACHINE_TIMER_NONE:
+		return;
+	case MACHINE_TIMER_SETTLE:
+		handle_settled(m, facts, out);
+		return;
+	case MACHINE_TIMER_GATE:;
+		enum machine_plan plan = m->gated_plan;
+		m->gated_plan = MACHINE_PLAN_NONE;
+		begin_plan(m, plan, facts, out);
+		return;
+	case MACHINE_TIMER_BACKOFF:
+		begin_plan(m, MACHINE_PLAN_BACKOFF, facts, out);
+		return;
+	case MACHINE_TIMER_QUIET:
+		handle_quiet(m, facts, out);
+		return;
+	}
+}
+
+/* The incident is over: the sink or the output it concerned is gone. */
+static void drop_incident(struct lg_machine *m, struct lg_actions *out) {
+	end_plan(m);
+	cancel_timer(m, out);
+	m->gated_plan = MACHINE_PLAN_NONE;
+	m->bad_pending = false;
+}
+
+static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	// A retry waits for the link to settle; one of its own is under way.
+	if (!can_act(m, facts) || facts->requested == NULL ||
+			m->state == LG_LINK_BAD || m->timer == MACHINE_TIMER_SETTLE) {
+		emit(out, LG_ACTION_RETRY_RESULT)->retry = LG_RETRY_UNAVAILABLE;
+		return;
+	}
+	begin_plan(m, MACHINE_PLAN_RETRY, facts, out);
+}
+
+static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	// A compositor's modeset trains the link afresh.
+	end_plan(m);
+	m->bad_pending = false;
+	if (m->state == LG_LINK_FLAPPING && m->timer == MACHINE_TIMER_QUIET) {
+		return;
+	}
+	if (m->state == LG_LINK_FLAPPING) {
+		arm(m, facts, out, MACHINE_TIMER_QUIET, quiet_ms(m));
+		return;
+	}
+	cancel_timer(m, out);
+	m->gated_plan = MACHINE_PLAN_NONE;
+	set_state(m, out, running_state(facts));
+	if (at_requested(facts) && m->fallen_back) {
+		m->fallen_back = false;
+		emit(out, LG_ACTION_RESTORED);
+	}
+}
+
+void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	out->len = 0;
+	switch (event->type) {
+	case LG_MACHINE_LINK_BAD:
+		handle_link_bad(m, facts, out);
+		return;
+	case LG_MACHINE_TESTED:
+		handle_tested(m, event, facts, out);
+		return;
+	case LG_MACHINE_PROBED:
+		handle_probed(m, event, facts, out);
+		return;
+	case LG_MACHINE_COMMITTED:
+		handle_committed(m, event, facts, out);
+		return;
+	case LG_MACHINE_TIMER:
+		handle_timer(m, facts, out);
+		return;
+	case LG_MACHINE_PLUG:
+	case LG_MACHINE_OUTPUT_NEW:
+		return;
+	case LG_MACHINE_UNPLUG:
+	case LG_MACHINE_SINK_SWAP:
+		drop_incident(m, out);
+		calm_down(m);
+		if (event->type == LG_MACHINE_SINK_SWAP) {
+			m->fallen_back = false;
+		}
+		// FAILED stays, so that a replug that works is reported restored.
+		if (m->state != LG_LINK_FAILED) {
+			set_state(m, out, LG_LINK_GOOD);
+		}
+		return;
+	case LG_MACHINE_SESSION_AWAY:
+		m->session_away = true;
+		end_plan(m);
+		cancel_timer(m, out);
+		return;
+	case LG_MACHINE_SESSION_BACK:
+		m->session_away = false;
+		if (m->bad_pending || m->state == LG_LINK_FAILED) {
+			begin_plan(m, m->bad_pending ? MACHINE_PLAN_BAD :
+				MACHINE_PLAN_BACKOFF, facts, out);
+		}
+		return;
+	case LG_MACHINE_RETRY:
+		handle_retry(m, facts, out);
+		return;
+	case LG_MACHINE_RECOMMEND:
+		if (!facts->connected || !facts->has_output) {
+			emit(out, LG_ACTION_RECOMMEND);
+			return;
+		}
+		if (facts->requested == NULL) {
+			const struct lg_mode *reference = reference_mode(facts);
+			if (reference == NULL) {
+				emit(out, LG_ACTION_RECOMMEND);
+				return;
+			}
+			// What the compositor would have picked: a retry goes back to it.
+			emit_mode(out, LG_ACTION_REQUESTED, reference, "preferred");
+		}
+		m->plan = MACHINE_PLAN_RECOMMEND;
+		m->plan_has_from = false;
+		m->plan_same_tested = false;
+		m->tests = 0;
+		candidates(m, facts, out);
+		return;
+	case LG_MACHINE_OUTPUT_GONE:
+		drop_incident(m, out);
+		return;
+	case LG_MACHINE_OUTPUT_DISABLED:
+		drop_incident(m, out);
+		if (m->state != LG_LINK_FAILED) {
+			set_state(m, out, LG_LINK_GOOD);
+		}
+		return;
+	case LG_MACHINE_MODE_SET:
+		handle_mode_set(m, facts, out);
+		return;
+	}
+}
