@@ -307,11 +307,12 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		return;
 	}
 	if (m->plan == MACHINE_PLAN_RECOMMEND) {
-		end_plan(m);
+		// No opinion for the compositor; if it finds no mode either, the
+		// backoff turns the output on once the kernel takes one (P1).
 		emit(out, LG_ACTION_RECOMMEND);
-		return;
 	}
-	fail(m, facts, out, LG_FAILURE_ALL_REJECTED);
+	fail(m, facts, out, facts->modes->len == 0 ? LG_FAILURE_NO_MODES :
+		LG_FAILURE_ALL_REJECTED);
 }
 
 static void candidates(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -370,6 +371,8 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		m->plan_from = *facts->current;
 	}
 	m->plan_same_tested = false;
+	m->plan_probed = false;
+	m->order_len = 0;
 	m->tests = 0;
 	switch (plan) {
 	case MACHINE_PLAN_BAD:
@@ -474,6 +477,7 @@ static void handle_probed(struct lg_machine *m, const struct lg_machine_event *e
 		}
 		return;
 	}
+	m->plan_probed = true;
 	if (m->plan == MACHINE_PLAN_RETRY) {
 		m->plan_mode = *facts->requested;
 		m->await = MACHINE_AWAIT_CANDIDATE_TEST;
@@ -518,6 +522,12 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, &mode, "commit failed");
 		if (m->plan == MACHINE_PLAN_RETRY) {
 			retry_result(m, out, LG_RETRY_REJECTED);
+			return;
+		}
+		if (!m->plan_probed) {
+			// The same mode, unprobed: the others are still to be seen.
+			m->plan_same_tested = true;
+			probe(m, out);
 			return;
 		}
 		next_candidate(m, facts, out);
@@ -713,6 +723,7 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 			const struct lg_mode *reference = reference_mode(facts);
 			if (reference == NULL) {
 				emit(out, LG_ACTION_RECOMMEND);
+				fail(m, facts, out, LG_FAILURE_NO_MODES);
 				return;
 			}
 			// What the compositor would have picked: a retry goes back to it.

@@ -155,6 +155,7 @@ struct lg_machine {
 	struct lg_mode plan_from; // what ran when the plan began
 	bool plan_has_from;
 	bool plan_same_tested; // the same mode was tested (and failed)
+	bool plan_probed; // the list is fresh: candidates come from it
 	struct lg_mode plan_mode; // the candidate under test or commit
 	size_t *order; // candidates: indices into facts.modes
 	size_t order_len, order_cap, order_next;

@@ -1,0 +1,480 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "oracle.h"
+#include "world.h"
+
+static void violate(struct world *w, const char *property, const char *detail) {
+	if (w->violation == NULL) {
+		w->violation = property;
+		snprintf(w->detail, sizeof(w->detail), "%s", detail);
+	}
+}
+
+static void world_facts(void *data, struct lg_machine_facts *facts) {
+	struct world *w = data;
+	*facts = (struct lg_machine_facts){
+		.now_ms = w->now,
+		.connected = w->connected,
+		.has_output = w->has_output,
+		.enabled = w->enabled,
+		.requested = w->has_requested ? &w->requested : NULL,
+		.current = w->has_current ? &w->current : NULL,
+		.modes = &w->modes,
+		.known_bad = &w->known_bad,
+	};
+}
+
+static bool world_probe(void *data, bool *changed) {
+	struct world *w = data;
+	struct lg_mode_list list;
+	lg_mode_list_init(&list);
+	bool ok = w->connected && sim_link_probe(&w->link, &list);
+	*changed = !lg_mode_list_equal(&list, &w->modes);
+	if (ok) {
+		lg_mode_list_copy(&w->modes, &list);
+	}
+	lg_mode_list_finish(&list);
+	return ok;
+}
+
+static bool world_test(void *data, const struct lg_mode *mode) {
+	struct world *w = data;
+	return w->connected && sim_link_mode_valid(&w->link, mode);
+}
+
+/* P2: linkguard's modesets in any window of the budget. */
+static void record_modeset(struct world *w) {
+	w->modeset_at[w->modeset_head] = w->now;
+	w->modeset_head = (w->modeset_head + 1) % WORLD_MAX_COMMITS;
+	if (w->modesets < WORLD_MAX_COMMITS) {
+		w->modesets++;
+	}
+	uint32_t in_window = 0;
+	for (uint32_t i = 0; i < w->modesets; i++) {
+		in_window += w->now - w->modeset_at[i] < MACHINE_BUDGET_WINDOW_MS;
+	}
+	if (in_window > w->max_in_window) {
+		w->max_in_window = in_window;
+	}
+	if (in_window > MACHINE_BUDGET_MODESETS) {
+		violate(w, "P2 bounded modesets", "more modesets in the window than the budget");
+	}
+}
+
+/* What the kernel does after a modeset trained the link. */
+static void train(struct world *w, const struct lg_mode *mode) {
+	switch (sim_link_train(&w->link, mode)) {
+	case SIM_RETRY:
+		w->kernel_retry_at = w->now + 1;
+		break;
+	case SIM_LOWERED:
+	case SIM_REJECTED:
+		w->hotplug_at = w->now + 1;
+		break;
+	default:
+		break;
+	}
+}
+
+static bool world_commit(void *data, const struct lg_mode *mode) {
+	struct world *w = data;
+	record_modeset(w);
+	if (w->fail_next_commit || !w->connected) {
+		w->fail_next_commit = false;
+		return false;
+	}
+	if (w->has_current && lg_mode_equal(&w->current, mode)) {
+		w->same_mode_commits++;
+	}
+	w->current = *mode;
+	w->has_current = true;
+	w->enabled = true;
+	w->committed_in_run = true;
+	train(w, mode);
+	return true;
+}
+
+static bool passes(const struct world *w, const struct lg_mode_list *list) {
+	for (size_t i = 0; i < list->len; i++) {
+		if (sim_link_mode_valid(&w->link, &list->modes[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* P5: reports say what happened, after it happened. */
+static void check_report(struct world *w, const struct lg_action *action) {
+	switch (action->type) {
+	case LG_ACTION_STATE:
+		if (w->driver.machine.state == LG_LINK_RETRAINING && !w->committed_in_run) {
+			violate(w, "P5 truthful reports", "retraining reported before a commit");
+		}
+		return;
+	case LG_ACTION_FALLBACK:
+		w->fallbacks++;
+		if (!w->committed_in_run || !w->has_current ||
+				!lg_mode_equal(&action->mode, &w->current)) {
+			violate(w, "P5 truthful reports", "fallback reported before its commit");
+		}
+		return;
+	case LG_ACTION_FAILED:
+		w->failures++;
+		if (action->failure == LG_FAILURE_NO_MODES && w->modes.len > 0) {
+			violate(w, "P5 truthful reports", "'no mode' with modes listed");
+		}
+		if (action->failure == LG_FAILURE_ALL_REJECTED && passes(w, &w->modes) &&
+				w->modes.len <= w->config.max_tests) {
+			violate(w, "P5 truthful reports", "'all rejected' while a mode passes");
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+static void world_act(void *data, const struct lg_action *action) {
+	struct world *w = data;
+	if (w->trace) {
+		char buf[64];
+		fprintf(stderr, "  %8llu action %d %s (%s) ms=%u state=%s\n",
+			(unsigned long long)w->now, action->type,
+			action->has_mode ? lg_mode_format(&action->mode, buf, sizeof(buf)) : "",
+			action->why != NULL ? action->why : "", action->ms,
+			lg_link_state_name(w->driver.machine.state));
+	}
+	check_report(w, action);
+	switch (action->type) {
+	case LG_ACTION_ARM_TIMER:
+		w->timer_at = action->ms == 0 ? WORLD_NEVER : w->now + action->ms;
+		return;
+	case LG_ACTION_DISABLE:
+		record_modeset(w);
+		if (w->modes.len > 0) {
+			violate(w, "P1 never dark", "disabled while the kernel lists modes");
+		}
+		w->enabled = false;
+		w->has_current = false;
+		return;
+	case LG_ACTION_FLAPPING:
+		w->flapping_reports++;
+		w->glitches = 0;
+		return;
+	case LG_ACTION_RECOMMEND:
+		w->has_recommend = action->has_mode;
+		w->recommend = action->mode;
+		return;
+	case LG_ACTION_RETRY_RESULT:
+		w->retry_result = action->retry;
+		return;
+	case LG_ACTION_REQUESTED:
+		w->requested = action->mode;
+		w->has_requested = true;
+		return;
+	case LG_ACTION_KNOWN_BAD_ADD:
+		if (lg_mode_list_find(&w->known_bad, &action->mode) < 0) {
+			lg_mode_list_append(&w->known_bad, &action->mode);
+		}
+		return;
+	case LG_ACTION_KNOWN_BAD_HELD:;
+		ssize_t i = lg_mode_list_find(&w->known_bad, &action->mode);
+		if (i >= 0) {
+			w->known_bad.modes[i] = w->known_bad.modes[--w->known_bad.len];
+		}
+		return;
+	default:
+		return;
+	}
+}
+
+static const struct lg_driver_impl world_impl = {
+	.facts = world_facts,
+	.probe = world_probe,
+	.test = world_test,
+	.commit = world_commit,
+	.act = world_act,
+};
+
+static void feed(struct world *w, enum lg_machine_event_type type) {
+	if (w->trace) {
+		fprintf(stderr, "%8llu event %s\n", (unsigned long long)w->now,
+			lg_machine_event_name(type));
+	}
+	w->committed_in_run = false;
+	lg_driver_feed(&w->driver, type);
+}
+
+void world_init(struct world *w, const char *sink) {
+	*w = (struct world){
+		.timer_at = WORLD_NEVER,
+		.hotplug_at = WORLD_NEVER,
+		.kernel_retry_at = WORLD_NEVER,
+		.link = { .name = "DP-1" },
+	};
+	lg_machine_config_defaults(&w->config);
+	lg_driver_init(&w->driver, &w->config, &world_impl, w);
+	lg_mode_list_init(&w->modes);
+	lg_mode_list_init(&w->known_bad);
+	world_plug(w, sink);
+}
+
+void world_copy(struct world *dst, const struct world *src) {
+	*dst = *src;
+	dst->driver.machine.config = &dst->config;
+	dst->driver.data = dst;
+	struct lg_machine *m = &dst->driver.machine;
+	if (src->driver.machine.order != NULL) {
+		m->order = malloc(m->order_cap * sizeof(*m->order));
+		memcpy(m->order, src->driver.machine.order, m->order_cap * sizeof(*m->order));
+	}
+	lg_mode_list_init(&dst->modes);
+	lg_mode_list_copy(&dst->modes, &src->modes);
+	lg_mode_list_init(&dst->known_bad);
+	lg_mode_list_copy(&dst->known_bad, &src->known_bad);
+}
+
+void world_finish(struct world *w) {
+	lg_driver_finish(&w->driver);
+	lg_mode_list_finish(&w->modes);
+	lg_mode_list_finish(&w->known_bad);
+}
+
+/* As backend/drm: a uevent for the connector, link-status read. */
+static void hotplug(struct world *w) {
+	if (!w->connected || !w->has_output || w->session_away ||
+			w->link.status != LG_LINK_STATUS_BAD) {
+		return;
+	}
+	// P3 evidence: a BAD at a link the kernel did not lower.
+	if (w->link.trained && w->has_current) {
+		w->glitch_at[w->glitches++ % 16] = w->now;
+	}
+	feed(w, LG_MACHINE_LINK_BAD);
+}
+
+void world_glitch(struct world *w) {
+	if (sim_link_glitch(&w->link)) {
+		w->hotplug_at = w->now + 1;
+	}
+}
+
+void world_set_cable(struct world *w, const struct lg_link_params *cable) {
+	enum sim_train_result result = sim_link_set_cable(&w->link, cable);
+	if (result == SIM_RETRY) {
+		w->kernel_retry_at = w->now + 1;
+	} else if (result == SIM_LOWERED) {
+		w->hotplug_at = w->now + 1;
+	}
+}
+
+void world_reject_all(struct world *w, bool on) {
+	w->link.reject_all = on;
+}
+
+void world_unplug(struct world *w) {
+	if (!w->connected) {
+		return;
+	}
+	sim_link_unplug(&w->link);
+	w->connected = false;
+	lg_mode_list_clear(&w->modes);
+	lg_mode_list_clear(&w->known_bad);
+	feed(w, LG_MACHINE_UNPLUG);
+	w->has_output = false;
+	w->enabled = false;
+	w->has_current = false;
+	feed(w, LG_MACHINE_OUTPUT_GONE);
+}
+
+/* The compositor commits mode; took: linkguard's recommendation. */
+static void enable(struct world *w, const struct lg_mode *mode, bool took) {
+	if (!w->connected || !w->has_output) {
+		return;
+	}
+	w->current = *mode;
+	w->has_current = true;
+	w->enabled = true;
+	if (!took || !w->has_requested) {
+		// The compositor's own choice becomes the requested mode.
+		w->requested = *mode;
+		w->has_requested = true;
+	}
+	train(w, mode);
+	feed(w, LG_MACHINE_MODE_SET);
+}
+
+/* A compositor that enables a new output at linkguard's recommendation. */
+void world_plug(struct world *w, const char *name) {
+	const struct sim_sink *sink = sim_sink_find(name);
+	if (w->connected) {
+		world_unplug(w);
+	}
+	sim_link_plug(&w->link, sink);
+	w->connected = true;
+	feed(w, LG_MACHINE_PLUG);
+	w->has_output = true;
+	sim_link_probe(&w->link, &w->modes);
+	feed(w, LG_MACHINE_OUTPUT_NEW);
+	// The recommendation, as lg_manager_recommend_state() asks for it.
+	w->has_recommend = false;
+	feed(w, LG_MACHINE_RECOMMEND);
+	if (w->has_recommend) {
+		enable(w, &w->recommend, true);
+	}
+}
+
+void world_session(struct world *w, bool active) {
+	w->session_away = !active;
+	feed(w, active ? LG_MACHINE_SESSION_BACK : LG_MACHINE_SESSION_AWAY);
+	if (active) {
+		hotplug(w); // backend/drm looks at every connector again
+	}
+}
+
+enum lg_retry_result world_retry(struct world *w) {
+	w->retry_result = LG_RETRY_UNAVAILABLE;
+	feed(w, LG_MACHINE_RETRY);
+	return w->retry_result;
+}
+
+void world_mode_set(struct world *w, const struct lg_mode *mode) {
+	enable(w, mode, false);
+}
+
+void world_disable(struct world *w) {
+	if (!w->has_output) {
+		return;
+	}
+	w->enabled = false;
+	w->has_current = false;
+	feed(w, LG_MACHINE_OUTPUT_DISABLED);
+}
+
+static uint64_t next_due(const struct world *w) {
+	uint64_t due = w->timer_at;
+	if (w->hotplug_at < due) {
+		due = w->hotplug_at;
+	}
+	if (w->kernel_retry_at < due) {
+		due = w->kernel_retry_at;
+	}
+	return due;
+}
+
+/* Runs the event due at w->now; kernel events first, as they were queued first. */
+static void run_due(struct world *w) {
+	if (w->kernel_retry_at <= w->now) {
+		w->kernel_retry_at = WORLD_NEVER;
+		enum sim_train_result result = sim_link_retry(&w->link);
+		if (result == SIM_LOWERED) {
+			w->hotplug_at = w->now + 1;
+		}
+		return;
+	}
+	if (w->hotplug_at <= w->now) {
+		w->hotplug_at = WORLD_NEVER;
+		hotplug(w);
+		return;
+	}
+	if (w->timer_at <= w->now) {
+		w->timer_at = WORLD_NEVER;
+		feed(w, LG_MACHINE_TIMER);
+	}
+}
+
+bool world_tick(struct world *w) {
+	uint64_t due = next_due(w);
+	if (due == WORLD_NEVER) {
+		return false;
+	}
+	if (due > w->now) {
+		w->now = due;
+	}
+	run_due(w);
+	return true;
+}
+
+void world_advance(struct world *w, uint64_t ms) {
+	uint64_t end = w->now + ms;
+	for (int guard = 0; guard < 100000; guard++) {
+		uint64_t due = next_due(w);
+		if (due > end) {
+			break;
+		}
+		if (due > w->now) {
+			w->now = due;
+		}
+		run_due(w);
+	}
+	w->now = end;
+}
+
+void world_settle(struct world *w, uint64_t max_ms) {
+	uint64_t end = w->now + max_ms;
+	for (int guard = 0; guard < 100000 && next_due(w) <= end; guard++) {
+		world_tick(w);
+	}
+}
+
+bool world_idle(const struct world *w) {
+	return next_due(w) == WORLD_NEVER;
+}
+
+void world_check_now(struct world *w) {
+	// P1: connected, driven, the session ours, a mode that passes its
+	// test, yet dark (disabled or BAD) with nothing scheduled.
+	struct lg_mode_list list;
+	lg_mode_list_init(&list);
+	sim_link_probe(&w->link, &list);
+	bool fits = passes(w, &list);
+	bool dark = !w->enabled || w->link.status == LG_LINK_STATUS_BAD;
+	if (w->connected && w->has_output && !w->session_away && fits && dark &&
+			!w->link.retrain_disabled && next_due(w) == WORLD_NEVER &&
+			w->config.recover) {
+		violate(w, "P1 never dark", "dark with a mode that fits and nothing scheduled");
+	}
+	// P3: BADs at a link the kernel did not lower, flap_count within the
+	// window, are answered by flapping.
+	uint32_t n = w->glitches < 16 ? w->glitches : 16, recent = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		recent += w->now - w->glitch_at[i] <= w->config.flap_window_ms;
+	}
+	if (recent > w->config.flap_count + 1 &&
+			w->driver.machine.state != LG_LINK_FLAPPING) {
+		violate(w, "P3 flapping answered", "glitches within the window not answered");
+	}
+	// P4: idle, the mode is the policy's pick for the kernel's list.
+	const struct sim_sink *sink = w->link.sink;
+	struct lg_mode pick;
+	if (world_idle(w) && w->connected && w->enabled && !w->session_away &&
+			!w->link.reject_all && !w->link.retrain_disabled && w->has_current &&
+			(w->driver.machine.state == LG_LINK_GOOD ||
+			w->driver.machine.state == LG_LINK_DEGRADED)) {
+		struct lg_mode_list expected, skipped;
+		lg_mode_list_init(&expected);
+		oracle_list(sink, &w->link.max, &expected);
+		// A known-bad mode that runs and holds is not held against itself.
+		lg_mode_list_init(&skipped);
+		lg_mode_list_copy(&skipped, &w->known_bad);
+		ssize_t running = lg_mode_list_find(&skipped, &w->current);
+		if (running >= 0) {
+			skipped.modes[running] = skipped.modes[--skipped.len];
+		}
+		if (!lg_mode_list_equal(&expected, &list)) {
+			violate(w, "oracle", "the kernel's list differs from the DP formulas'");
+		} else if (oracle_pick(w->config.policy, w->has_requested ? &w->requested : NULL,
+				&expected, &skipped, &pick) && !lg_mode_equal(&pick, &w->current)) {
+			char a[64], b[64];
+			snprintf(w->detail, sizeof(w->detail), "runs %s, the pick is %s",
+				lg_mode_format(&w->current, a, sizeof(a)),
+				lg_mode_format(&pick, b, sizeof(b)));
+			if (w->violation == NULL) {
+				w->violation = "P4 best mode for the link";
+			}
+		}
+		lg_mode_list_finish(&expected);
+		lg_mode_list_finish(&skipped);
+	}
+	lg_mode_list_finish(&list);
+}

@@ -1,0 +1,83 @@
+#ifndef TESTS_MACHINE_WORLD_H
+#define TESTS_MACHINE_WORLD_H
+
+/*
+ * One connector on a virtual clock: the recovery state machine and its
+ * driver (src/), the kernel as the sim's pure link model (backend/sim's
+ * sim_link), and a compositor reduced to what it does to an output. Time
+ * only moves when the test says so. Every action the machine takes is
+ * checked against the properties of doc/linkguard-recovery.7.scd as it
+ * happens; the first violation is kept in world.violation.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <core/driver.h>
+#include <sim/link.h>
+
+#define WORLD_NEVER UINT64_MAX
+#define WORLD_MAX_COMMITS 64
+
+struct world {
+	struct lg_machine_config config;
+	struct lg_driver driver;
+	struct sim_link link;
+	uint64_t now;
+
+	bool connected, has_output, enabled, session_away;
+	bool has_requested, has_current;
+	struct lg_mode requested, current;
+	struct lg_mode_list modes; // the list at the last probe
+	struct lg_mode_list known_bad;
+	bool fail_next_commit; // fault: the next commit fails after its test
+	bool has_recommend;
+	struct lg_mode recommend;
+	enum lg_retry_result retry_result;
+
+	uint64_t timer_at; // the machine's timer
+	uint64_t hotplug_at; // the kernel's uevent after link-status BAD
+	uint64_t kernel_retry_at; // i915's retry at the same parameters
+
+	// evidence for the checks
+	uint64_t modeset_at[WORLD_MAX_COMMITS]; // ring of linkguard's modesets
+	uint32_t modesets, modeset_head, max_in_window;
+	bool committed_in_run; // a commit succeeded in the current driver run
+	uint64_t glitch_at[16]; // BADs fed at an unchanged link since the last step down
+	uint32_t glitches;
+	uint32_t flapping_reports, fallbacks, failures, same_mode_commits;
+	bool trace; // every event and action on stderr
+	const char *violation;
+	char detail[160];
+};
+
+void world_init(struct world *w, const char *sink);
+/* A deep copy, for enumeration that shares prefixes. */
+void world_copy(struct world *dst, const struct world *src);
+void world_finish(struct world *w);
+
+/* The kernel's side. */
+void world_glitch(struct world *w); // BAD without lowering
+void world_set_cable(struct world *w, const struct lg_link_params *cable);
+void world_reject_all(struct world *w, bool on);
+void world_unplug(struct world *w);
+void world_plug(struct world *w, const char *sink); // a sink appears; the compositor enables it
+/* The session. */
+void world_session(struct world *w, bool active);
+/* A client. */
+enum lg_retry_result world_retry(struct world *w);
+/* The compositor commits mode of its own (a user's choice). */
+void world_mode_set(struct world *w, const struct lg_mode *mode);
+void world_disable(struct world *w);
+
+/* Runs due events up to now + ms, in time order. */
+void world_advance(struct world *w, uint64_t ms);
+/* Runs the next due event (timer or kernel), if any; false when none. */
+bool world_tick(struct world *w);
+/* Runs events until nothing is pending or max_ms passed. */
+void world_settle(struct world *w, uint64_t max_ms);
+
+/* The standing checks (P1 never dark, P4 best mode when idle). */
+void world_check_now(struct world *w);
+bool world_idle(const struct world *w);
+
+#endif
