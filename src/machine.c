@@ -344,7 +344,6 @@ static void enter_flapping(struct lg_machine *m, const struct lg_machine_facts *
 	}
 	set_state(m, out, LG_LINK_FLAPPING);
 	emit(out, LG_ACTION_FLAPPING)->ms = m->backoff_ms;
-	m->plan = MACHINE_PLAN_STEP_DOWN;
 }
 
 static bool can_act(const struct lg_machine *m, const struct lg_machine_facts *facts) {
@@ -415,6 +414,14 @@ static void handle_link_bad(struct lg_machine *m, const struct lg_machine_facts 
 	if (m->session_away) {
 		return; // answered when the session is back
 	}
+	// Held back by the budget or the backoff, the link failed again at
+	// the mode it was left at: that counts as a flap too (P3).
+	if (m->timer == MACHINE_TIMER_GATE && facts->current != NULL &&
+			flap_record(m, facts->now_ms)) {
+		enter_flapping(m, facts, out);
+		begin_plan(m, MACHINE_PLAN_STEP_DOWN, facts, out);
+		return;
+	}
 	begin_plan(m, MACHINE_PLAN_BAD, facts, out);
 }
 
@@ -428,6 +435,7 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 		}
 		if (flap_record(m, facts->now_ms)) {
 			enter_flapping(m, facts, out);
+			m->plan = MACHINE_PLAN_STEP_DOWN;
 			probe(m, out);
 			return;
 		}
@@ -490,6 +498,7 @@ static void handle_probed(struct lg_machine *m, const struct lg_machine_event *e
 			facts->current != NULL && listed(facts->modes, facts->current) &&
 			flap_record(m, facts->now_ms)) {
 		enter_flapping(m, facts, out);
+		m->plan = MACHINE_PLAN_STEP_DOWN;
 	}
 	if (facts->modes->len == 0) {
 		fail(m, facts, out, LG_FAILURE_NO_MODES);

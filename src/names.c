@@ -53,7 +53,7 @@ const char *lg_failure_name(enum lg_failure failure) {
 	case LG_FAILURE_NO_MODES:
 		return "the kernel lists no mode";
 	case LG_FAILURE_ALL_REJECTED:
-		return "no listed mode passed its test";
+		return "no listed mode passed its test and commit";
 	case LG_FAILURE_PROBE:
 		return "the forced probe failed";
 	}

@@ -75,7 +75,7 @@ struct lg_machine_facts {
 
 enum lg_failure {
 	LG_FAILURE_NO_MODES, // the kernel lists no mode: disabled
-	LG_FAILURE_ALL_REJECTED, // no listed mode passed its test
+	LG_FAILURE_ALL_REJECTED, // no listed mode passed its test and its commit
 	LG_FAILURE_PROBE, // the forced probe failed
 };
 

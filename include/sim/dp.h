@@ -4,9 +4,9 @@
 /*
  * DisplayPort link bandwidth, in integers. Per-lane rates in Mbit/s:
  * RBR 1620, HBR 2700, HBR2 5400, HBR3 8100 with 8b/10b channel coding (80 %
- * payload); UHBR10, UHBR13.5, UHBR20 with 128b/132b (128/132 = 96.97 %
- * payload; DESIGN.md rounds it to "about 96.7 %", we use the exact ratio).
- * A mode fits a link when clock_khz * bpp <= lanes * rate * efficiency.
+ * payload); UHBR10, UHBR13.5, UHBR20 with 128b/132b, 96.71 % payload as the
+ * kernel counts it (drm_dp_bw_channel_coding_efficiency(): 128/132 less the
+ * link and PHY control symbols and FEC). A mode fits a link when clock_khz * bpp <= lanes * rate * efficiency.
  */
 
 #include <stdbool.h>

@@ -95,8 +95,13 @@ static bool world_commit(void *data, const struct lg_mode *mode) {
 	return true;
 }
 
-static bool passes(const struct world *w, const struct lg_mode_list *list) {
+/* Whether a mode of list passes its test, known-bad ones left out if asked. */
+static bool passes(const struct world *w, const struct lg_mode_list *list,
+		const struct lg_mode_list *skip) {
 	for (size_t i = 0; i < list->len; i++) {
+		if (skip != NULL && lg_mode_list_find(skip, &list->modes[i]) >= 0) {
+			continue;
+		}
 		if (sim_link_mode_valid(&w->link, &list->modes[i])) {
 			return true;
 		}
@@ -124,9 +129,11 @@ static void check_report(struct world *w, const struct lg_action *action) {
 		if (action->failure == LG_FAILURE_NO_MODES && w->modes.len > 0) {
 			violate(w, "P5 truthful reports", "'no mode' with modes listed");
 		}
-		if (action->failure == LG_FAILURE_ALL_REJECTED && passes(w, &w->modes) &&
+		// A mode whose commit failed after its test is known bad now.
+		if (action->failure == LG_FAILURE_ALL_REJECTED &&
+				passes(w, &w->modes, &w->known_bad) &&
 				w->modes.len <= w->config.max_tests) {
-			violate(w, "P5 truthful reports", "'all rejected' while a mode passes");
+			violate(w, "P5 truthful reports", "'none could be set' while one passes");
 		}
 		return;
 	default:
@@ -278,6 +285,7 @@ void world_unplug(struct world *w) {
 	}
 	sim_link_unplug(&w->link);
 	w->connected = false;
+	w->glitches = 0; // a replug is a new link: its flaps count afresh
 	lg_mode_list_clear(&w->modes);
 	lg_mode_list_clear(&w->known_bad);
 	feed(w, LG_MACHINE_UNPLUG);
@@ -307,12 +315,20 @@ static void enable(struct world *w, const struct lg_mode *mode, bool took) {
 /* A compositor that enables a new output at linkguard's recommendation. */
 void world_plug(struct world *w, const char *name) {
 	const struct sim_sink *sink = sim_sink_find(name);
+	const struct sim_sink *before = w->link.sink;
 	if (w->connected) {
 		world_unplug(w);
 	}
 	sim_link_plug(&w->link, sink);
 	w->connected = true;
 	feed(w, LG_MACHINE_PLUG);
+	if (before != NULL && before != sink) {
+		// Another monitor (lg_connector_set_description): nothing asked
+		// of the last one applies.
+		w->has_requested = false;
+		lg_mode_list_clear(&w->known_bad);
+		feed(w, LG_MACHINE_SINK_SWAP);
+	}
 	w->has_output = true;
 	sim_link_probe(&w->link, &w->modes);
 	feed(w, LG_MACHINE_OUTPUT_NEW);
@@ -335,6 +351,9 @@ void world_session(struct world *w, bool active) {
 enum lg_retry_result world_retry(struct world *w) {
 	w->retry_result = LG_RETRY_UNAVAILABLE;
 	feed(w, LG_MACHINE_RETRY);
+	if (w->retry_result == LG_RETRY_COMMITTED) {
+		w->glitches = 0; // an explicit request starts the count afresh
+	}
 	return w->retry_result;
 }
 
@@ -427,7 +446,7 @@ void world_check_now(struct world *w) {
 	struct lg_mode_list list;
 	lg_mode_list_init(&list);
 	sim_link_probe(&w->link, &list);
-	bool fits = passes(w, &list);
+	bool fits = passes(w, &list, NULL);
 	bool dark = !w->enabled || w->link.status == LG_LINK_STATUS_BAD;
 	if (w->connected && w->has_output && !w->session_away && fits && dark &&
 			!w->link.retrain_disabled && next_due(w) == WORLD_NEVER &&

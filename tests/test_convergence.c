@@ -1,0 +1,270 @@
+/*
+ * Generated fault programs against the recovery machine, its driver and
+ * the sim's link model on a virtual clock: glitch bursts of 0.2 to 50 Hz,
+ * cables that drop to any rate and lane count and heal, replugs, monitor
+ * swaps, retries, failing commits, VT switches, atomic checks that refuse
+ * everything, users choosing modes, all at random gaps. Each program is
+ * checked against P1-P5 after every step and once left alone, with the
+ * DP-formula oracle of tests/machine/oracle.c.
+ *
+ *   test_convergence [PROGRAMS [SEED]]
+ *
+ * LINKGUARD_SEED also sets the seed. A failing program is shrunk (steps
+ * dropped while it still fails) and written out as convergence-SEED.scn
+ * in the scenario format, with the steps the sim has no verb for as
+ * comments.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "machine/oracle.h"
+#include "machine/world.h"
+#include "test.h"
+
+#define MAX_STEPS 48
+#define CONVERGE_MS (30 * 60 * 1000)
+
+enum verb {
+	GLITCH, CABLE, HEAL, REPLUG, SWAP, RETRY, COMMIT_FAILS, VT_SWITCH,
+	REJECT_ON, REJECT_OFF, USER_MODE, N_VERBS,
+};
+
+struct step {
+	uint64_t gap_ms;
+	enum verb verb;
+	struct lg_link_params cable;
+	const char *sink;
+	size_t mode; // USER_MODE: index into the sink's modes
+};
+
+struct program {
+	struct step steps[MAX_STEPS];
+	size_t len;
+};
+
+static const char *const sinks[] = { "4k60", "1440p144", "1080p60-rbr", "uhbr-8k" };
+static const uint32_t rates[] = { 1620, 2700, 5400, 8100, 10000, 13500, 20000 };
+
+static uint64_t rng_state;
+
+static uint64_t rng(void) {
+	// xorshift64*
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static uint64_t below(uint64_t n) {
+	return rng() % n;
+}
+
+/* Gaps from a millisecond to a minute, each decade as likely. */
+static uint64_t random_gap(void) {
+	uint64_t decade = below(5);
+	uint64_t scale = 1;
+	for (uint64_t i = 0; i < decade; i++) {
+		scale *= 10;
+	}
+	return scale + below(scale * 9);
+}
+
+static void generate(struct program *p) {
+	p->len = 0;
+	size_t target = 4 + below(20);
+	while (p->len < target) {
+		struct step step = { .gap_ms = random_gap(), .verb = below(N_VERBS) };
+		if (step.verb == GLITCH) {
+			// A burst: 0.2 to 50 Hz, 1 to 30 glitches.
+			uint64_t interval = 20 + below(4981);
+			uint64_t count = 1 + below(30);
+			for (uint64_t i = 0; i < count && p->len < MAX_STEPS; i++) {
+				step.gap_ms = i == 0 ? step.gap_ms : interval;
+				p->steps[p->len++] = step;
+			}
+			continue;
+		}
+		step.cable = (struct lg_link_params){
+			.lanes = 1u << below(3),
+			.rate_mbps = rates[below(sizeof(rates) / sizeof(rates[0]))],
+		};
+		step.sink = sinks[below(sizeof(sinks) / sizeof(sinks[0]))];
+		step.mode = below(8);
+		p->steps[p->len++] = step;
+	}
+}
+
+static void apply(struct world *w, const struct step *step) {
+	world_advance(w, step->gap_ms);
+	const struct sim_sink *sink = w->link.sink;
+	switch (step->verb) {
+	case GLITCH:
+		world_glitch(w);
+		break;
+	case CABLE:
+		world_set_cable(w, &step->cable);
+		break;
+	case HEAL:
+		world_set_cable(w, &(struct lg_link_params){ 0 });
+		break;
+	case REPLUG:
+		if (sink != NULL) {
+			world_plug(w, sink->name);
+		}
+		break;
+	case SWAP:
+		world_plug(w, step->sink);
+		break;
+	case RETRY:
+		world_retry(w);
+		break;
+	case COMMIT_FAILS:
+		w->fail_next_commit = true;
+		break;
+	case VT_SWITCH:
+		world_session(w, false);
+		world_glitch(w);
+		world_advance(w, 5);
+		world_session(w, true);
+		break;
+	case REJECT_ON:
+	case REJECT_OFF:
+		world_reject_all(w, step->verb == REJECT_ON);
+		break;
+	case USER_MODE:
+		if (sink != NULL && w->connected) {
+			world_mode_set(w, &sink->modes[step->mode % sink->n_modes]);
+		}
+		break;
+	case N_VERBS:
+		break;
+	}
+	world_check_now(w);
+}
+
+/* Runs p from a 4K60 monitor; the violation, or NULL. */
+static const char *run(const struct program *p, uint32_t *worst, bool trace) {
+	struct world w;
+	world_init(&w, "4k60");
+	w.trace = trace;
+	for (size_t i = 0; i < p->len && w.violation == NULL; i++) {
+		apply(&w, &p->steps[i]);
+	}
+	if (w.violation == NULL) {
+		world_settle(&w, CONVERGE_MS);
+		world_check_now(&w);
+		if (w.violation == NULL && !world_idle(&w) && !w.link.reject_all &&
+				w.driver.machine.state != LG_LINK_FAILED) {
+			w.violation = "convergence: still busy when left alone";
+		}
+	}
+	if (worst != NULL && w.max_in_window > *worst) {
+		*worst = w.max_in_window;
+	}
+	if (trace && w.violation != NULL) {
+		fprintf(stderr, "violation of %s: %s\n", w.violation, w.detail);
+	}
+	const char *violation = w.violation;
+	world_finish(&w);
+	return violation;
+}
+
+/* Drops steps while the program still fails: the smallest story to read. */
+static void shrink(struct program *p) {
+	bool smaller = true;
+	while (smaller) {
+		smaller = false;
+		for (size_t i = 0; i < p->len; i++) {
+			struct program q = *p;
+			for (size_t j = i; j + 1 < q.len; j++) {
+				q.steps[j] = q.steps[j + 1];
+			}
+			q.len--;
+			if (run(&q, NULL, false) != NULL) {
+				*p = q;
+				smaller = true;
+				break;
+			}
+		}
+	}
+}
+
+static void write_scenario(const struct program *p, uint64_t seed) {
+	char path[64];
+	snprintf(path, sizeof(path), "convergence-%" PRIu64 ".scn", seed);
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		return;
+	}
+	static const char *const rate_names[] = {
+		"rbr", "hbr", "hbr2", "hbr3", "uhbr10", "uhbr13.5", "uhbr20",
+	};
+	fprintf(f, "# shrunk from test_convergence, seed %" PRIu64 "\n0 plug DP-1 4k60\n",
+		seed);
+	uint64_t at = 0;
+	for (size_t i = 0; i < p->len; i++) {
+		const struct step *s = &p->steps[i];
+		at += s->gap_ms;
+		const char *rate = "any";
+		for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]); r++) {
+			rate = rates[r] == s->cable.rate_mbps ? rate_names[r] : rate;
+		}
+		switch (s->verb) {
+		case GLITCH:
+			fprintf(f, "%" PRIu64 "ms flap DP-1 1 1ms\n", at);
+			break;
+		case CABLE:
+			fprintf(f, "%" PRIu64 "ms cable DP-1 %s lanes=%u\n", at, rate,
+				s->cable.lanes);
+			break;
+		case HEAL:
+			fprintf(f, "%" PRIu64 "ms heal DP-1\n", at);
+			break;
+		case SWAP:
+			fprintf(f, "%" PRIu64 "ms swap DP-1 %s\n", at, s->sink);
+			break;
+		case REJECT_ON:
+		case REJECT_OFF:
+			fprintf(f, "%" PRIu64 "ms reject DP-1 %s\n", at,
+				s->verb == REJECT_ON ? "on" : "off");
+			break;
+		default:
+			fprintf(f, "# %" PRIu64 "ms: verb %d (replug, retry, commit-fails, "
+				"vt-switch or user mode %zu)\n", at, s->verb, s->mode);
+			break;
+		}
+	}
+	fclose(f);
+	fprintf(stderr, "the shrunk program is in %s\n", path);
+}
+
+int main(int argc, char *argv[]) {
+	unsigned long programs = argc > 1 ? strtoul(argv[1], NULL, 10) : 100000;
+	const char *seed_env = getenv("LINKGUARD_SEED");
+	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) :
+		seed_env != NULL ? strtoull(seed_env, NULL, 10) : (uint64_t)time(NULL);
+	fprintf(stderr, "seed %" PRIu64 " (LINKGUARD_SEED=%" PRIu64 " reproduces it)\n",
+		seed, seed);
+	uint32_t worst = 0;
+	unsigned long failed = 0, ran = 0;
+	for (unsigned long i = 0; i < programs && failed == 0; i++) {
+		rng_state = seed * 0x9E3779B97F4A7C15ULL + i + 1;
+		struct program p;
+		generate(&p);
+		ran++;
+		if (run(&p, &worst, false) == NULL) {
+			continue;
+		}
+		failed++;
+		fprintf(stderr, "program %lu of seed %" PRIu64 " fails; shrinking\n", i, seed);
+		shrink(&p);
+		run(&p, NULL, true);
+		write_scenario(&p, seed);
+	}
+	fprintf(stderr, "%lu programs, %lu failed; worst %u modesets in %d ms (budget %d)\n",
+		ran, failed, worst, MACHINE_BUDGET_WINDOW_MS, MACHINE_BUDGET_MODESETS);
+	check(ran == programs || failed > 0);
+	check_int_eq(failed, 0);
+	return test_result();
+}
