@@ -159,6 +159,7 @@ static bool flap_record(struct lg_machine *m, uint64_t now) {
 }
 
 static void calm_down(struct lg_machine *m) {
+	m->stepped_up = false;
 	m->flaps = 0;
 	m->ceilings = 0;
 	m->backoff_ms = 0;
@@ -332,18 +333,26 @@ static void probe(struct lg_machine *m, struct lg_actions *out) {
 /*
  * The link keeps failing at a mode it can carry: step down to a mode that
  * needs less bandwidth (i915 trains it at a lower rate, with more margin),
- * and space further modesets by a growing backoff.
+ * and space modesets by a backoff, which doubles each time the link flaps
+ * again after a step back up.
  */
-static void enter_flapping(struct lg_machine *m, const struct lg_machine_facts *facts,
-		struct lg_actions *out) {
-	m->backoff_ms = grow_backoff(m);
+static void enter_flapping(struct lg_machine *m, struct lg_actions *out) {
+	if (m->backoff_ms == 0 || m->stepped_up) {
+		m->backoff_ms = grow_backoff(m);
+	}
+	m->stepped_up = false;
+	set_state(m, out, LG_LINK_FLAPPING);
+	emit(out, LG_ACTION_FLAPPING)->ms = m->backoff_ms;
+}
+
+/* One step down per modeset: the ceiling is the mode that ran when it began. */
+static void begin_step_down(struct lg_machine *m, const struct lg_machine_facts *facts) {
+	m->plan = MACHINE_PLAN_STEP_DOWN;
 	uint32_t clock = facts->current != NULL ? facts->current->clock_khz : 0;
 	bool lower = m->ceilings == 0 || clock < m->ceiling_khz[m->ceilings - 1];
 	if (clock > 0 && lower && m->ceilings < MACHINE_MAX_CEILINGS) {
 		m->ceiling_khz[m->ceilings++] = clock;
 	}
-	set_state(m, out, LG_LINK_FLAPPING);
-	emit(out, LG_ACTION_FLAPPING)->ms = m->backoff_ms;
 }
 
 static bool can_act(const struct lg_machine *m, const struct lg_machine_facts *facts) {
@@ -371,9 +380,14 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 	}
 	m->plan_same_tested = false;
 	m->plan_probed = false;
+	m->requested_rejected = false;
 	m->order_len = 0;
 	m->tests = 0;
 	switch (plan) {
+	case MACHINE_PLAN_STEP_DOWN:
+		begin_step_down(m, facts);
+		probe(m, out);
+		return;
 	case MACHINE_PLAN_BAD:
 		// At the requested mode there is nothing better to plan for: the
 		// same mode first, without a probe (the kernel may still fit it at
@@ -418,7 +432,7 @@ static void handle_link_bad(struct lg_machine *m, const struct lg_machine_facts 
 	// the mode it was left at: that counts as a flap too (P3).
 	if (m->timer == MACHINE_TIMER_GATE && facts->current != NULL &&
 			flap_record(m, facts->now_ms)) {
-		enter_flapping(m, facts, out);
+		enter_flapping(m, out);
 		begin_plan(m, MACHINE_PLAN_STEP_DOWN, facts, out);
 		return;
 	}
@@ -430,12 +444,13 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 	if (m->await == MACHINE_AWAIT_SAME_TEST) {
 		if (!event->ok) {
 			m->plan_same_tested = true;
+			m->requested_rejected = true; // the same mode is the requested one
 			probe(m, out);
 			return;
 		}
 		if (flap_record(m, facts->now_ms)) {
-			enter_flapping(m, facts, out);
-			m->plan = MACHINE_PLAN_STEP_DOWN;
+			enter_flapping(m, out);
+			begin_step_down(m, facts);
 			probe(m, out);
 			return;
 		}
@@ -447,6 +462,9 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 	}
 	const struct lg_mode mode = m->plan_mode;
 	if (!event->ok) {
+		if (facts->requested != NULL && lg_mode_same_timing(&mode, facts->requested)) {
+			m->requested_rejected = true;
+		}
 		if (m->plan == MACHINE_PLAN_RETRY) {
 			retry_result(m, out, LG_RETRY_REJECTED);
 			return;
@@ -497,8 +515,8 @@ static void handle_probed(struct lg_machine *m, const struct lg_machine_event *e
 	if (m->plan == MACHINE_PLAN_BAD && !event->modes_changed &&
 			facts->current != NULL && listed(facts->modes, facts->current) &&
 			flap_record(m, facts->now_ms)) {
-		enter_flapping(m, facts, out);
-		m->plan = MACHINE_PLAN_STEP_DOWN;
+		enter_flapping(m, out);
+		begin_step_down(m, facts);
 	}
 	if (facts->modes->len == 0) {
 		fail(m, facts, out, LG_FAILURE_NO_MODES);
@@ -516,8 +534,12 @@ static enum lg_fallback_reason fallback_reason(const struct lg_machine *m,
 	if (!listed_timing(facts->modes, facts->requested)) {
 		return LG_FALLBACK_MODE_PRUNED;
 	}
+	if (m->requested_rejected) {
+		return LG_FALLBACK_TEST_FAILED;
+	}
+	// Not tried: skipped as known bad, or above the flapping ceiling.
 	return listed(facts->known_bad, facts->requested) ?
-		LG_FALLBACK_KNOWN_BAD : LG_FALLBACK_TEST_FAILED;
+		LG_FALLBACK_KNOWN_BAD : LG_FALLBACK_FLAPPING;
 }
 
 static void handle_committed(struct lg_machine *m, const struct lg_machine_event *event,
@@ -543,6 +565,9 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	m->bad_pending = false;
+	if (m->plan == MACHINE_PLAN_STEP_UP) {
+		m->stepped_up = true;
+	}
 	if (m->plan == MACHINE_PLAN_RETRY) {
 		// An explicit request overrides the flapping backoff.
 		calm_down(m);

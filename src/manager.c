@@ -12,6 +12,8 @@ void lg_options_init(struct lg_options *options) {
 		.policy = LG_POLICY_RESOLUTION_FIRST,
 		.flap_count = 3,
 		.flap_window_ms = 10000,
+		.backoff_min_ms = 1000,
+		.backoff_max_ms = 60000,
 		.settle_ms = 500,
 		.max_tests = 16,
 		.recover = true,

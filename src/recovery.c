@@ -254,6 +254,8 @@ bool recovery_create(struct lg_connector *conn) {
 	recovery->config.flap_count = options->flap_count;
 	recovery->config.flap_window_ms = options->flap_window_ms;
 	recovery->config.max_tests = options->max_tests;
+	recovery->config.backoff_min_ms = options->backoff_min_ms;
+	recovery->config.backoff_max_ms = options->backoff_max_ms;
 	recovery->conn = conn;
 	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
 	conn->recovery = recovery;

@@ -156,6 +156,7 @@ struct lg_machine {
 	bool plan_has_from;
 	bool plan_same_tested; // the same mode was tested (and failed)
 	bool plan_probed; // the list is fresh: candidates come from it
+	bool requested_rejected; // the requested mode failed its test in this plan
 	struct lg_mode plan_mode; // the candidate under test or commit
 	size_t *order; // candidates: indices into facts.modes
 	size_t order_len, order_cap, order_next;
@@ -175,6 +176,7 @@ struct lg_machine {
 	uint32_t flaps, flap_head;
 	uint32_t ceiling_khz[MACHINE_MAX_CEILINGS];
 	uint32_t ceilings;
+	bool stepped_up; // the last plan stepped up: a flap now doubles the backoff
 };
 
 void lg_machine_init(struct lg_machine *m, const struct lg_machine_config *config);

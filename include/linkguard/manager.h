@@ -15,9 +15,19 @@ struct wlr_output_state;
 
 struct lg_options {
 	enum lg_policy policy;
-	/* A link that goes BAD flap_count times within flap_window_ms is held. */
+	/*
+	 * A link that goes BAD flap_count times within flap_window_ms at a mode
+	 * the kernel still fits is flapping: it steps down to a mode that needs
+	 * less bandwidth, and steps back up after flap_window_ms of quiet.
+	 */
 	uint32_t flap_count;
 	uint32_t flap_window_ms;
+	/*
+	 * While flapping, modesets are at least this far apart; the gap doubles
+	 * each time the link flaps again after a step up, up to backoff_max_ms.
+	 * Failed recoveries are retried after the same growing delay.
+	 */
+	uint32_t backoff_min_ms, backoff_max_ms;
 	/* After a recovery commit, how long the link must hold to count as good. */
 	uint32_t settle_ms;
 	/* At most this many candidate modes are tested per recovery. */

@@ -241,12 +241,15 @@ bool harness_run(struct harness *h, const char *scenario, int linger_ms) {
 	size_t len = strlen(scenario);
 	bool written = write(fd, scenario, len) == (ssize_t)len;
 	close(fd);
-	bool loaded = written && lg_sim_load_scenario(h->sim, path);
+	bool ok = written && harness_run_file(h, path, linger_ms);
 	unlink(path);
-	if (!loaded) {
+	return ok;
+}
+
+bool harness_run_file(struct harness *h, const char *path, int linger_ms) {
+	if (!lg_sim_load_scenario(h->sim, path)) {
 		return false;
 	}
-
 	const uint64_t deadline = now_ms() + 120000;
 	uint64_t done_at = 0;
 	while (now_ms() < deadline) {
@@ -270,6 +273,18 @@ void harness_dispatch_for(struct harness *h, int ms) {
 	while (now_ms() < until) {
 		wl_event_loop_dispatch(h->loop, 10);
 	}
+}
+
+bool harness_dispatch_until(struct harness *h, bool (*until)(void *data),
+		void *data, int max_ms) {
+	const uint64_t deadline = now_ms() + (uint64_t)max_ms;
+	while (!until(data)) {
+		if (now_ms() >= deadline) {
+			return false;
+		}
+		wl_event_loop_dispatch(h->loop, 10);
+	}
+	return true;
 }
 
 struct harness_connector *harness_connector(struct harness *h, const char *name) {

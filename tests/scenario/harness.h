@@ -80,6 +80,14 @@ void harness_finish(struct harness *h);
  * and then linger_ms more. Returns false on a parse error or a timeout.
  */
 bool harness_run(struct harness *h, const char *scenario, int linger_ms);
+/* The same with a scenario file. */
+bool harness_run_file(struct harness *h, const char *path, int linger_ms);
+/*
+ * Runs the event loop until until(data) holds or max_ms passed; whether it
+ * held.
+ */
+bool harness_dispatch_until(struct harness *h, bool (*until)(void *data),
+	void *data, int max_ms);
 /* Runs the event loop for ms milliseconds. */
 void harness_dispatch_for(struct harness *h, int ms);
 struct harness_connector *harness_connector(struct harness *h, const char *name);
