@@ -124,8 +124,7 @@ static void disable_output(struct lg_connector *conn) {
 }
 
 static int handle_timer(void *data) {
-	struct lg_connector *conn = data;
-	lg_driver_feed(&conn->recovery->driver, LG_MACHINE_TIMER);
+	recovery_feed(data, LG_MACHINE_TIMER);
 	return 0;
 }
 
@@ -183,6 +182,7 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	struct lg_recovery *recovery = conn->recovery;
 	switch (action->type) {
 	case LG_ACTION_ARM_TIMER:
+		lg_conn_log(conn, LG_DEBUG, "recovery: timer %u ms", action->ms);
 		arm_timer(conn, action->ms);
 		return;
 	case LG_ACTION_STATE:
@@ -276,6 +276,7 @@ void recovery_destroy(struct lg_connector *conn) {
 }
 
 void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type) {
+	lg_conn_log(conn, LG_DEBUG, "recovery: %s", lg_machine_event_name(type));
 	lg_driver_feed(&conn->recovery->driver, type);
 }
 

@@ -1,0 +1,294 @@
+/*
+ * Generated fault programs on the full headless stack: wlroots' headless
+ * backend, the sim, the core and a compositor that enables what it is
+ * recommended, on a real event loop. Each program is a scenario file made
+ * of glitch bursts, cable changes, heals, unplugs, replugs, swaps and
+ * refusing atomic checks at random times; once it has run and the links
+ * are left alone, every connector that has an output must be lit (P1) at
+ * the policy's pick for the kernel's list (P4).
+ *
+ *   test_stack_programs [PROGRAMS [SEED]]
+ *
+ * LINKGUARD_SEED also sets the seed. A failing program is written out as
+ * stack-SEED-N.scn.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <wlr/types/wlr_output.h>
+#include <linkguard/connector.h>
+#include <linkguard/policy.h>
+#include <core/connector.h>
+#include "harness.h"
+#include "test.h"
+
+static uint64_t rng_state;
+
+static uint64_t rng(void) {
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static uint64_t below(uint64_t n) {
+	return rng() % n;
+}
+
+/*
+ * The 8K sink is left to test_convergence: headless outputs render with
+ * pixman, and an 8K frame costs a tenth of a second.
+ */
+static const char *const sinks[] = { "4k60", "1440p144", "1080p60-rbr" };
+#define N_SINKS (sizeof(sinks) / sizeof(sinks[0]))
+static const char *const rates[] = {
+	"rbr", "hbr", "hbr2", "hbr3", "uhbr10", "uhbr13.5", "uhbr20", "any",
+};
+
+/* A scenario of up to 400 ms on one or two connectors. */
+static void generate(char *text, size_t size) {
+	size_t len = 0;
+	int connectors = 1 + (int)below(2);
+	uint64_t at = 0;
+	bool plugged[2] = { true, connectors > 1 };
+	for (int c = 0; c < connectors; c++) {
+		len += snprintf(text + len, size - len, "0 plug DP-%d %s\n", c + 1,
+			sinks[below(N_SINKS)]);
+	}
+	int steps = 2 + (int)below(8);
+	for (int i = 0; i < steps && len + 128 < size; i++) {
+		at += below(60);
+		int c = (int)below(connectors);
+		const char *name = c == 0 ? "DP-1" : "DP-2";
+		if (!plugged[c]) {
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms plug %s %s\n",
+				at, name, sinks[below(N_SINKS)]);
+			plugged[c] = true;
+			continue;
+		}
+		switch (below(7)) {
+		case 0:
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms flap %s %d %dms\n",
+				at, name, 1 + (int)below(8), 5 + (int)below(30));
+			break;
+		case 1:
+		case 2:
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms cable %s %s lanes=%d\n",
+				at, name, rates[below(8)], 1 << below(3));
+			break;
+		case 3:
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms heal %s\n", at, name);
+			break;
+		case 4:
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms unplug %s\n", at, name);
+			plugged[c] = false;
+			break;
+		case 5:
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms swap %s %s\n",
+				at, name, sinks[below(N_SINKS)]);
+			break;
+		default:
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms reject %s %s\n",
+				at, name, below(2) ? "on" : "off");
+			break;
+		}
+	}
+	// The faults end: nothing refuses modes any more.
+	for (int c = 0; c < connectors; c++) {
+		if (plugged[c]) {
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms reject DP-%d off\n",
+				at, c + 1);
+		}
+	}
+	snprintf(text + len, size - len, "%" PRIu64 "ms end\n", at + 1);
+}
+
+/* The policy's first pick of the kernel's list now that passes its test. */
+static bool pick(struct lg_connector *conn, struct lg_mode *mode) {
+	struct lg_mode_list modes;
+	lg_mode_list_init(&modes);
+	size_t *order = NULL;
+	if (!conn->impl->probe(conn, &modes) ||
+			(order = calloc(modes.len + 1, sizeof(*order))) == NULL) {
+		lg_mode_list_finish(&modes);
+		return false;
+	}
+	size_t n = lg_policy_rank(conn->manager->options.policy, &conn->requested,
+		&modes, &conn->known_bad, order);
+	bool found = false;
+	for (size_t i = 0; i < n && !found; i++) {
+		const struct lg_mode *candidate = &modes.modes[order[i]];
+		found = conn->impl->check_mode == NULL || conn->impl->check_mode(conn, candidate);
+		*mode = *candidate;
+	}
+	free(order);
+	lg_mode_list_finish(&modes);
+	return found;
+}
+
+/*
+ * Nothing pending, or failed with nothing that fits: a failed link keeps
+ * retrying with a backoff, by design (P1), and must light up when a mode
+ * fits again.
+ */
+static bool settled_now(struct harness *h) {
+	struct harness_connector *hc;
+	wl_list_for_each(hc, &h->connectors, link) {
+		struct lg_connector *conn = hc->conn;
+		struct lg_mode best;
+		if (conn == NULL || !conn->connected) {
+			continue;
+		}
+		// A BAD the kernel has set and not yet sent is still to come.
+		bool kernel_quiet = conn->impl->get_link_status(conn) == LG_LINK_STATUS_GOOD;
+		if (kernel_quiet && recovery_idle(conn)) {
+			continue;
+		}
+		if (conn->state != LG_LINK_FAILED || (conn->has_requested && pick(conn, &best))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+struct settle {
+	struct harness *h;
+	uint64_t since_ms; // settled since, 0: not settled
+};
+
+static uint64_t now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Settled for 150 ms on end: the kernel's retries come in between. */
+static bool all_settled(void *data) {
+	struct settle *settle = data;
+	if (!settled_now(settle->h)) {
+		settle->since_ms = 0;
+		return false;
+	}
+	if (settle->since_ms == 0) {
+		settle->since_ms = now_ms();
+	}
+	return now_ms() - settle->since_ms >= 150;
+}
+
+/* P1 and P4 for one connector left alone; NULL when both hold. */
+static const char *judge(struct lg_connector *conn, char *detail, size_t size) {
+	if (!conn->connected || conn->output == NULL) {
+		return NULL;
+	}
+	struct lg_mode best;
+	bool fits = conn->has_requested && pick(conn, &best);
+	bool lit = conn->output->enabled &&
+		conn->impl->get_link_status(conn) == LG_LINK_STATUS_GOOD;
+	if (fits && !lit) {
+		snprintf(detail, size, "%s dark (%s) with a mode that fits",
+			conn->name, lg_link_state_name(conn->state));
+		return "P1 never dark";
+	}
+	if (fits && conn->has_current && !lg_mode_equal(&conn->current, &best) &&
+			lg_mode_list_find(&conn->known_bad, &conn->current) < 0) {
+		char a[64], b[64];
+		snprintf(detail, size, "%s runs %s, the pick is %s", conn->name,
+			lg_mode_format(&conn->current, a, sizeof(a)),
+			lg_mode_format(&best, b, sizeof(b)));
+		return "P4 best mode for the link";
+	}
+	return NULL;
+}
+
+static bool run(const char *text, char *detail, size_t size, const char **violation) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 30;
+	options.flap_window_ms = 300;
+	options.backoff_min_ms = 50;
+	options.backoff_max_ms = 400;
+	struct harness h;
+	*violation = NULL;
+	if (!harness_init(&h, &options)) {
+		*violation = "harness";
+		return false;
+	}
+	// The sim's uevents and retries come from the event loop a moment later.
+	bool ran = harness_run(&h, text, 100);
+	struct settle settle = { .h = &h };
+	bool settled = harness_dispatch_until(&h, all_settled, &settle, 15000);
+	struct harness_connector *hc;
+	wl_list_for_each(hc, &h.connectors, link) {
+		if (*violation == NULL && hc->conn != NULL) {
+			*violation = judge(hc->conn, detail, size);
+		}
+	}
+	if (*violation == NULL && !settled) {
+		*violation = "convergence: still busy when left alone";
+	}
+	harness_finish(&h);
+	return ran;
+}
+
+/* Runs one written-out program, logged: for a failure. */
+static int replay(const char *path) {
+	FILE *f = fopen(path, "r");
+	char text[2048];
+	size_t len = f != NULL ? fread(text, 1, sizeof(text) - 1, f) : 0;
+	if (f != NULL) {
+		fclose(f);
+	}
+	text[len] = '\0';
+	char detail[160] = "";
+	const char *violation;
+	bool ran = run(text, detail, sizeof(detail), &violation);
+	fprintf(stderr, "%s: %s %s\n", path, ran ? violation != NULL ? violation :
+		"no violation" : "did not run", detail);
+	return ran && violation == NULL ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int main(int argc, char *argv[]) {
+	if (argc > 1 && strstr(argv[1], ".scn") != NULL) {
+		return replay(argv[1]);
+	}
+	unsigned long programs = argc > 1 ? strtoul(argv[1], NULL, 10) : 300;
+	const char *seed_env = getenv("LINKGUARD_SEED");
+	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) :
+		seed_env != NULL ? strtoull(seed_env, NULL, 10) : (uint64_t)time(NULL);
+	fprintf(stderr, "seed %" PRIu64 " (LINKGUARD_SEED=%" PRIu64 " reproduces it)\n",
+		seed, seed);
+	unsigned long ran = 0, failed = 0;
+	harness_quiet();
+	for (unsigned long i = 0; i < programs; i++) {
+		rng_state = seed * 0x9E3779B97F4A7C15ULL + i + 1;
+		char text[2048], detail[160] = "";
+		generate(text, sizeof(text));
+		const char *violation;
+		if (!run(text, detail, sizeof(detail), &violation)) {
+			fprintf(stderr, "program %lu did not run:\n%s", i, text);
+			failed++;
+			continue;
+		}
+		ran++;
+		if (violation == NULL) {
+			continue;
+		}
+		failed++;
+		char path[64];
+		snprintf(path, sizeof(path), "stack-%" PRIu64 "-%lu.scn", seed, i);
+		FILE *f = fopen(path, "w");
+		if (f != NULL) {
+			fprintf(f, "# test_stack_programs seed %" PRIu64 ", program %lu: %s: %s\n%s",
+				seed, i, violation, detail, text);
+			fclose(f);
+		}
+		fprintf(stderr, "program %lu: %s: %s (written to %s)\n", i, violation,
+			detail, path);
+	}
+	fprintf(stderr, "%lu programs ran on the full stack, %lu failed\n", ran, failed);
+	check_int_eq(ran, programs);
+	check_int_eq(failed, 0);
+	return test_result();
+}
