@@ -12,6 +12,10 @@
 #                            @client@ in CMD stands for the window's client
 #                            (cage runs it as its application); without
 #                            one the test starts the client itself.
+#   cannot_run=ERE           a line with which the compositor refuses to
+#                            run here: when it exits with one before the
+#                            preload attached, the test skips, quoting it
+#                            and cannot_run_why.
 #
 # The compositor alone must keep running 4K on the bad link (on hardware, a
 # black screen); with linkguard the same DP-1, never removed, runs 2560x1440
@@ -73,6 +77,21 @@ linkctl_mode() {
 		else "\(.width)x\(.height)" end'
 }
 
+wait_for_attach() {
+	tries=100
+	until grep -q 'preload: attached' "$log"; do
+		if ! alive && [ -n "${cannot_run:-}" ] && grep -Eq -- "$cannot_run" "$log"; then
+			echo "SKIP: $name cannot run here${cannot_run_why:+ ($cannot_run_why)}:" \
+				"$(grep -E -m 1 -- "$cannot_run" "$log")"
+			exit 77
+		fi
+		alive || fail "the compositor exited before the preload attached"
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "the preload did not attach after 10 s"
+		sleep 0.1
+	done
+}
+
 # run_compositor RECOVER CMD...: starts CMD and the window's client, returns
 # once the window is configured, before the cable drops.
 run_compositor() {
@@ -94,7 +113,7 @@ run_compositor() {
 	LINKGUARD_RECOVER=$recover LD_PRELOAD="$(preload_runtimes) $preload" \
 		"$@" >"$log" 2>&1 &
 	pid=$!
-	wait_for_log 'preload: attached' 10
+	wait_for_attach
 	wait_for_socket
 	wait_for_log 'DP-1: connected' 10
 	if [ -z "$inside" ]; then
@@ -158,10 +177,15 @@ side_by_side() {
 	grep -q 'did not apply the requested mode' "$log" && applied=no || applied=yes
 
 	echo "== DP-1, side by side (wlr-randr: mode, state | wl_output: mode | the window's configure)"
-	echo "   $name alone, before:     $stock_before"
-	echo "   $name alone, after:      $stock_after (link-status $stock_link)"
-	echo "   with linkguard, before: $before"
-	echo "   with linkguard, after:  $after"
+	width=$((${#name} + 15)) # the longer of "NAME alone, before:" and
+	[ "$width" -ge 23 ] || width=23 # "with linkguard, before:"
+	row() {
+		printf '   %-*s %s\n' "$width" "$1" "$2"
+	}
+	row "$name alone, before:" "$stock_before"
+	row "$name alone, after:" "$stock_after (link-status $stock_link)"
+	row "with linkguard, before:" "$before"
+	row "with linkguard, after:" "$after"
 
 	[ "$stock_link" = bad ] || fail "without recovery the link should stay bad, is '$stock_link'"
 	[ "$stock_after" = "$stock_before" ] ||
@@ -177,8 +201,13 @@ side_by_side() {
 		esac
 	done
 	ok "before, both runs: DP-1 enabled at the requested $want_before, the window filling it"
-	[ "$after" = "$want_after enabled | $want_after | window ${want_after%@*}" ] ||
-		fail "want DP-1 enabled at $want_after, the window at ${want_after%@*}, after the fallback: $after"
+	case $after in
+	"$want_after enabled | $want_after | window ${want_after%@*}") ;;
+	*" | $want_after | "*)
+		fail "the output runs $want_after (wl_output) but $name did not follow:" \
+			"its own state (wlr-randr) or its layout (the window) did not: $after" ;;
+	*) fail "want DP-1 enabled at $want_after, the window at ${want_after%@*}, after the fallback: $after" ;;
+	esac
 	ok "after: the same DP-1 enabled at $want_after (wlr-randr and wl_output agree), the window followed"
 	expect_same_global "$globals_before" "$globals_after"
 	expect_linkctl_fallback "$linkctl_out"
