@@ -31,8 +31,9 @@ export ASAN_OPTIONS=detect_leaks=0
 preload_reaches() {
 	command -v "$1" >/dev/null 2>&1 || { echo "SKIP: $1 is not installed"; exit 77; }
 	ldd "$(command -v "$1")" | grep -q libwlroots || {
-		echo "SKIP: $1 links no libwlroots: its wlroots is built in," \
-			"out of a preload's reach"
+		version=$(dpkg-query -W -f '${Version}' "$1" 2>/dev/null)
+		echo "SKIP: $1${version:+ $version} links no libwlroots: its wlroots is" \
+			"built in, out of a preload's reach"
 		exit 77
 	}
 }
