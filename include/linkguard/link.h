@@ -10,15 +10,18 @@ enum lg_link_status {
 };
 
 /**
- * linkguard's view of one connector's link.
+ * linkguard's view of one connector's link (linkguard-recovery(7)).
  *
  * GOOD        running the requested mode, link-status GOOD
- * BAD         link-status BAD reported; recovery is scheduled
+ * BAD         link-status BAD reported; an answer is planned or waits for
+ *             the modeset budget
  * RETRAINING  a mode was committed after BAD; waiting for the link to hold
  * DEGRADED    running a fallback mode, link-status GOOD
- * FAILED      no mode fits the link; the output is disabled until replug/retry
- * FLAPPING    BAD too often within the flap window: held at the last working
- *             mode, no further modesets until the window has passed
+ * FAILED      no listed mode passed its test and commit: retried after a
+ *             growing backoff (the output is off only if no mode is listed)
+ * FLAPPING    BAD again and again at a mode that fits: stepped down to a
+ *             mode that needs less bandwidth, modesets spaced by a backoff,
+ *             one step back up after each quiet period
  */
 enum lg_link_state {
 	LG_LINK_GOOD,
