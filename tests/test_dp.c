@@ -306,7 +306,8 @@ static void test_mst_ladder_matches_a_sorted_list(void) {
 			size_t len = 0;
 			for (size_t r = 0; r <= top; r++) {
 				for (uint32_t lanes = 1; lanes <= max_lanes; lanes *= 2) {
-					configs[len++] = (struct lg_link_params){ lanes, rates[r] };
+					configs[len++] =
+						(struct lg_link_params){ lanes, rates[r] };
 				}
 			}
 			qsort(configs, len, sizeof(configs[0]), compare_bw);

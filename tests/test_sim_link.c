@@ -114,10 +114,10 @@ static struct oracle_link oracle_sst(uint32_t clock_khz, uint32_t max_bpc,
 	uint32_t rate_cap = max_rate < 8100 ? max_rate : 8100;
 	for (int bpp = (int)(max_bpc * 3) / 6 * 6; bpp >= 18; bpp -= 6) {
 		for (size_t r = 0; r < N(oracle_rates) && oracle_rates[r] <= rate_cap; r++) {
+			uint32_t rate = oracle_rates[r];
 			for (uint32_t lanes = 1; lanes <= max_lanes; lanes *= 2) {
-				if (oracle_carries(oracle_rates[r], lanes, clock_khz, (uint32_t)bpp)) {
-					return (struct oracle_link){ true, oracle_rates[r], lanes,
-						(uint32_t)bpp };
+				if (oracle_carries(rate, lanes, clock_khz, (uint32_t)bpp)) {
+					return (struct oracle_link){ true, rate, lanes, (uint32_t)bpp };
 				}
 			}
 		}
@@ -185,7 +185,10 @@ static void compare_sink_with_oracle(const struct sim_sink *sink, bool mst,
 	for (size_t r = 0; r < N(oracle_rates) && oracle_rates[r] <= sink->max_rate_mbps; r++) {
 		for (uint32_t lanes = 1; lanes <= sink->max_lanes; lanes *= 2) {
 			// The kernel's current maximum, as a fallback may have left it.
-			link.max = (struct lg_link_params){ .lanes = lanes, .rate_mbps = oracle_rates[r] };
+			link.max = (struct lg_link_params){
+				.lanes = lanes,
+				.rate_mbps = oracle_rates[r],
+			};
 			size_t listed = 0;
 			for (size_t i = 0; i < sink->n_modes; i++) {
 				listed += oracle_carries(oracle_rates[r], lanes,
