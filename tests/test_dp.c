@@ -1,10 +1,17 @@
 /*
  * DisplayPort bandwidth math (backend/sim/dp.c) against figures computed by
- * hand: payload = lanes x rate x 8/10 (or 0.9671 for UHBR, as drm_dp_bw_channel_coding_efficiency()); a mode fits
- * when pixel clock x bpp <= payload.
+ * hand: payload = lanes x rate x 8/10 (or 0.9671 for UHBR, as the kernel's
+ * drm_dp_bw_channel_coding_efficiency()); a mode fits when pixel clock x
+ * bpp <= payload. And i915's link choice and fallback
+ * ladders (backend/sim/i915.c) against tables derived by hand from Linux
+ * 6.12's intel_dp_compute_link_config_wide(),
+ * reduce_link_params_in_rate_lane_order() and reduce_link_params_in_bw_order(),
+ * the bandwidth order also against a sort computed here.
  */
-#include <sim/dp.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sim/dp.h>
+#include <sim/i915.h>
 #include "test.h"
 
 #define MODE(w, h, r, c) { .width = w, .height = h, .refresh_mhz = r, .clock_khz = c }
@@ -25,24 +32,24 @@ static void test_payload_uses_channel_coding(void) {
 	check_int_eq(dp_link_payload_kbps(&uhbr10), 9671000);
 }
 
-/* 533.25 MHz x 24 bpp = 12.798 Gbit/s. */
+/* 533.25 MHz x 24 bpp = 12.798 Gbit/s; x 30 = 15.9975. */
 static void test_4k60_fits_hbr2_x4_and_hbr3_x2_at_24bpp(void) {
 	check(dp_mode_fits(&uhd60, 24, &hbr2_x4));
 	check(dp_mode_fits(&uhd60, 24, &hbr3_x2));
-	check_int_eq(dp_max_bpp(&uhd60, 10, &hbr2_x4), 30);
-	check_int_eq(dp_max_bpp(&uhd60, 10, &hbr3_x2), 24);
+	check(dp_mode_fits(&uhd60, 30, &hbr2_x4)); // 17.28
+	check(!dp_mode_fits(&uhd60, 30, &hbr3_x2)); // 12.96
 }
 
 /* HBR x4 carries 8.64 Gbit/s; 4K60 needs 9.5985 even at 18 bpp. */
 static void test_4k60_does_not_fit_hbr_x4_even_at_18bpp(void) {
 	check(!dp_mode_fits(&uhd60, DP_MIN_BPP, &hbr_x4));
-	check_int_eq(dp_max_bpp(&uhd60, 10, &hbr_x4), 0);
 }
 
 static void test_4k30_and_1440p60_fit_hbr_x4(void) {
 	check(dp_mode_fits(&uhd30, 24, &hbr_x4)); // 7.128 Gbit/s
 	check(dp_mode_fits(&qhd60, 24, &hbr_x4)); // 5.796 Gbit/s
-	check_int_eq(dp_max_bpp(&uhd30, 10, &hbr_x4), 27); // 8.019 <= 8.64 < 8.91
+	check(dp_mode_fits(&uhd30, 27, &hbr_x4)); // 8.019 <= 8.64
+	check(!dp_mode_fits(&uhd30, 30, &hbr_x4)); // 8.91
 }
 
 /* i915 lists a mode when it fits at 6 bpc: 18 bpp. */
@@ -69,48 +76,257 @@ static void test_uhbr_efficiency(void) {
 	check_int_eq(dp_link_payload_kbps(&hbr3_x4), 25920000);
 	// 8K60 (CVT-RB2, 2068.301 MHz) at 30 bpp: 62.05 Gbit/s.
 	struct lg_mode uhd8k = MODE(7680, 4320, 60000, 2068301);
-	check_int_eq(dp_max_bpp(&uhd8k, 10, &uhbr20_x4), 30);
-	check_int_eq(dp_max_bpp(&uhd8k, 10, &hbr3_x4), 0);
+	check(dp_mode_fits(&uhd8k, 30, &uhbr20_x4));
+	check(!dp_mode_fits(&uhd8k, DP_MIN_BPP, &hbr3_x4)); // 37.23 > 25.92
 	// 4K60 fits UHBR10 x1 (9.671 Gbit/s) only at 6 bpc: 9.5985 at 18 bpp.
 	struct lg_link_params uhbr10_x1 = { .lanes = 1, .rate_mbps = DP_RATE_UHBR10 };
-	check_int_eq(dp_max_bpp(&uhd60, 10, &uhbr10_x1), 18);
-	check_int_eq(dp_max_bpp(&uhd60, 10, &uhbr13_x2), 30);
+	check(dp_mode_fits(&uhd60, 18, &uhbr10_x1));
+	check(!dp_mode_fits(&uhd60, 24, &uhbr10_x1));
+	check(dp_mode_fits(&uhd60, 30, &uhbr13_x2));
 }
 
-static void test_fallback_ladder_as_i915(void) {
-	const struct lg_link_params ladder[] = {
-		{ 4, DP_RATE_HBR3 }, { 4, DP_RATE_HBR2 }, { 4, DP_RATE_HBR }, { 4, DP_RATE_RBR },
-		{ 2, DP_RATE_HBR3 }, { 2, DP_RATE_HBR2 }, { 2, DP_RATE_HBR }, { 2, DP_RATE_RBR },
-		{ 1, DP_RATE_HBR3 }, { 1, DP_RATE_HBR2 }, { 1, DP_RATE_HBR }, { 1, DP_RATE_RBR },
-	};
-	struct lg_link_params link = ladder[0];
-	for (size_t i = 1; i < sizeof(ladder) / sizeof(ladder[0]); i++) {
-		check(dp_link_lower(&link, DP_RATE_HBR3));
-		check_int_eq(link.lanes, ladder[i].lanes);
-		check_int_eq(link.rate_mbps, ladder[i].rate_mbps);
+static void test_rate_table_ascends_and_marks_uhbr(void) {
+	const uint32_t want[] = { DP_RATE_RBR, DP_RATE_HBR, DP_RATE_HBR2, DP_RATE_HBR3,
+		DP_RATE_UHBR10, DP_RATE_UHBR13_5, DP_RATE_UHBR20 };
+	check_int_eq(dp_rate_count(), 7);
+	for (size_t i = 0; i < 7; i++) {
+		check_int_eq(dp_rate(i), want[i]);
+		check(dp_rate_is_uhbr(want[i]) == (i >= 4));
 	}
-	check(!dp_link_lower(&link, DP_RATE_HBR3)); // RBR x1: nothing left
-	check_int_eq(link.lanes, 1);
-	check_int_eq(link.rate_mbps, DP_RATE_RBR);
+	check_int_eq(dp_rate(7), 0);
 }
 
-/* At the lowest rate the lanes halve and the rate returns to the cap. */
-static void test_fallback_returns_to_the_capped_rate(void) {
-	struct lg_link_params link = { .lanes = 4, .rate_mbps = DP_RATE_RBR };
-	check(dp_link_lower(&link, DP_RATE_HBR2)); // e.g. a HBR2 sink
-	check_int_eq(link.lanes, 2);
-	check_int_eq(link.rate_mbps, DP_RATE_HBR2);
-	link = (struct lg_link_params){ .lanes = 2, .rate_mbps = DP_RATE_RBR };
-	check(dp_link_lower(&link, DP_RATE_RBR)); // an RBR-only panel
-	check_int_eq(link.lanes, 1);
-	check_int_eq(link.rate_mbps, DP_RATE_RBR);
-	check(!dp_link_lower(&link, DP_RATE_RBR));
+#define LINK(lanes, rate) ((struct lg_link_params){ (lanes), DP_RATE_##rate })
+
+static void check_choice(bool mst, const struct lg_mode *mode, uint32_t max_bpc,
+		struct lg_link_params max, struct lg_link_params want, uint32_t want_bpp) {
+	struct lg_link_params got = {0};
+	uint32_t bpp = 0;
+	bool ok = mst ? i915_choose_mst(mode, max_bpc, &max, &got, &bpp) :
+		i915_choose_sst(mode, max_bpc, &max, &got, &bpp);
+	check(ok);
+	if (got.lanes != want.lanes || got.rate_mbps != want.rate_mbps || bpp != want_bpp) {
+		fprintf(stderr, "  %u kHz within %ux%u: got %ux%u at %u bpp, want %ux%u at %u\n",
+			mode->clock_khz, max.lanes, max.rate_mbps, got.lanes, got.rate_mbps,
+			bpp, want.lanes, want.rate_mbps, want_bpp);
+		test_failures++;
+	}
 }
 
-static void test_uhbr_lowers_into_hbr3(void) {
-	struct lg_link_params link = { .lanes = 4, .rate_mbps = DP_RATE_UHBR10 };
-	check(dp_link_lower(&link, DP_RATE_UHBR10));
-	check_int_eq(link.rate_mbps, DP_RATE_HBR3);
+/* The example: 2,160,000 kB/s >= 533,250 x 30 / 8, so HBR2 x4. */
+static void test_sst_4k60_10bpc_trains_hbr2_x4_at_30bpp(void) {
+	check_choice(false, &uhd60, 10, LINK(4, HBR3), LINK(4, HBR2), 30);
+	check_choice(false, &uhd60, 10, LINK(4, UHBR20), LINK(4, HBR2), 30);
+	// Within HBR3 x2 nothing carries 30 bpp; 24 bpp fits HBR3 x2 exactly.
+	check_choice(false, &uhd60, 10, LINK(2, HBR3), LINK(2, HBR3), 24);
+	check_choice(false, &uhd60, 8, LINK(4, HBR3), LINK(4, HBR2), 24);
+}
+
+/* The lowest rate wins over fewer lanes: RBR x4 before HBR x2. */
+static void test_sst_lowest_rate_before_fewest_lanes(void) {
+	const struct lg_mode fhd60 = MODE(1920, 1080, 60000, 148500); // 4.455 Gbit/s at 30
+	check_choice(false, &fhd60, 10, LINK(4, HBR3), LINK(4, RBR), 30);
+	check_choice(false, &fhd60, 10, LINK(2, HBR3), LINK(2, HBR2), 30);
+	const struct lg_mode hd60 = MODE(1280, 720, 60000, 74250); // 2.2275 at 30
+	check_choice(false, &hd60, 10, LINK(4, HBR3), LINK(2, RBR), 30);
+	check_choice(false, &hd60, 10, LINK(1, HBR3), LINK(1, HBR2), 30);
+}
+
+/*
+ * bpp steps by 6 from max_bpc * 3: 4K30 within HBR x4 would fit 27 bpp
+ * (8.019 <= 8.64) but runs at 24; 7 bpc starts at 18 (21 rounded down).
+ */
+static void test_sst_bpp_steps_by_six(void) {
+	check_choice(false, &uhd30, 10, LINK(4, HBR), LINK(4, HBR), 24);
+	check_choice(false, &uhd30, 12, LINK(4, HBR3), LINK(4, HBR2), 36);
+	check_choice(false, &uhd30, 7, LINK(4, HBR3), LINK(4, HBR), 18);
+	struct lg_link_params got;
+	uint32_t bpp;
+	check(!i915_choose_sst(&uhd60, 10, &hbr_x4, &got, &bpp)); // 9.5985 > 8.64
+	check(!i915_choose_sst(&uhd60, 5, &hbr2_x4, &got, &bpp)); // below 18 bpp
+}
+
+/* 6.12 caps SST at HBR3 ("128b/132b SST support missing"). */
+static void test_sst_never_trains_uhbr(void) {
+	const struct lg_mode uhd8k30 = MODE(7680, 4320, 30000, 1019897);
+	const struct lg_mode uhd120 = MODE(3840, 2160, 120000, 1075805);
+	const struct lg_mode uhd8k60 = MODE(7680, 4320, 60000, 2068301);
+	check_choice(false, &uhd8k30, 10, LINK(4, UHBR20), LINK(4, HBR3), 24);
+	check_choice(false, &uhd120, 10, LINK(4, UHBR20), LINK(4, HBR3), 24);
+	struct lg_link_params got;
+	uint32_t bpp;
+	check(!i915_choose_sst(&uhd8k60, 10, &LINK(4, UHBR20), &got, &bpp));
+	check(i915_choose_mst(&uhd8k60, 10, &LINK(4, UHBR20), &got, &bpp));
+}
+
+/* MST always trains the maximum, at 8 bpc at most. */
+static void test_mst_trains_the_maximum_at_8bpc_at_most(void) {
+	check_choice(true, &uhd60, 10, LINK(4, HBR3), LINK(4, HBR3), 24);
+	check_choice(true, &qhd60, 10, LINK(4, UHBR20), LINK(4, UHBR20), 24);
+	check_choice(true, &uhd60, 10, LINK(2, HBR3), LINK(2, HBR3), 24);
+	check_choice(true, &uhd60, 10, LINK(4, HBR2), LINK(4, HBR2), 24);
+	check_choice(true, &uhd60, 10, LINK(1, UHBR10), LINK(1, UHBR10), 18);
+	check_choice(true, &uhd30, 6, LINK(4, HBR3), LINK(4, HBR3), 18);
+	struct lg_link_params got;
+	uint32_t bpp;
+	check(!i915_choose_mst(&uhd60, 10, &hbr_x4, &got, &bpp));
+}
+
+/*
+ * Lowers from "from" rung by rung and compares with want; with to_the_end,
+ * nothing may be left below the last rung (and the output is untouched).
+ */
+static void check_ladder(bool mst, struct lg_link_params from, struct lg_link_params common,
+		const struct lg_link_params *want, size_t len, bool to_the_end) {
+	struct lg_link_params failed = from;
+	for (size_t i = 0; i < len; i++) {
+		struct lg_link_params next = {0};
+		bool ok = mst ? i915_reduce_mst(&failed, &common, &next) :
+			i915_reduce_sst(&failed, common.rate_mbps, &next);
+		if (!ok || next.lanes != want[i].lanes || next.rate_mbps != want[i].rate_mbps) {
+			fprintf(stderr, "  rung %zu below %ux%u: got %s%ux%u, want %ux%u\n", i,
+				failed.lanes, failed.rate_mbps, ok ? "" : "nothing ",
+				next.lanes, next.rate_mbps, want[i].lanes, want[i].rate_mbps);
+			test_failures++;
+			return;
+		}
+		failed = next;
+	}
+	if (!to_the_end) {
+		return;
+	}
+	struct lg_link_params untouched = LINK(4, UHBR20);
+	check(!(mst ? i915_reduce_mst(&failed, &common, &untouched) :
+		i915_reduce_sst(&failed, common.rate_mbps, &untouched)));
+	check_int_eq(untouched.rate_mbps, DP_RATE_UHBR20);
+}
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* SST: a lower rate at the same lanes; at RBR, the top rate and half the lanes. */
+static void test_sst_ladder_rate_then_lanes(void) {
+	const struct lg_link_params ladder[] = {
+		LINK(4, HBR2), LINK(4, HBR), LINK(4, RBR),
+		LINK(2, HBR3), LINK(2, HBR2), LINK(2, HBR), LINK(2, RBR),
+		LINK(1, HBR3), LINK(1, HBR2), LINK(1, HBR), LINK(1, RBR),
+	};
+	check_ladder(false, LINK(4, HBR3), LINK(4, HBR3), ladder, N(ladder), true);
+	// From the parameters that failed, not from the maximum.
+	check_ladder(false, LINK(4, HBR2), LINK(4, HBR3), ladder + 1, N(ladder) - 1, true);
+	// An HBR2 sink: back at HBR2 when the lanes halve.
+	const struct lg_link_params hbr2_sink[] = { LINK(2, HBR2), LINK(2, HBR), LINK(2, RBR),
+		LINK(1, HBR2), LINK(1, HBR), LINK(1, RBR) };
+	check_ladder(false, LINK(4, RBR), LINK(4, HBR2), hbr2_sink, N(hbr2_sink), true);
+	// An RBR-only panel halves its lanes at once.
+	check_ladder(false, LINK(4, RBR), LINK(4, RBR),
+		(const struct lg_link_params[]){ LINK(2, RBR), LINK(1, RBR) }, 2, true);
+	// A mode that trained at RBR x1 has nothing below it, whatever the maximum.
+	check_ladder(false, LINK(1, RBR), LINK(4, HBR3), NULL, 0, true);
+}
+
+/*
+ * SST never steps from UHBR10 down to HBR3 (reduce_link_rate()); the lanes
+ * halve instead, back at UHBR20. From 8b/10b the halving returns to the
+ * max common rate, which may be UHBR.
+ */
+static void test_sst_ladder_keeps_uhbr_and_8b10b_apart(void) {
+	const struct lg_link_params uhbr[] = {
+		LINK(4, UHBR13_5), LINK(4, UHBR10),
+		LINK(2, UHBR20), LINK(2, UHBR13_5), LINK(2, UHBR10),
+		LINK(1, UHBR20), LINK(1, UHBR13_5), LINK(1, UHBR10),
+	};
+	check_ladder(false, LINK(4, UHBR20), LINK(4, UHBR20), uhbr, N(uhbr), true);
+	const struct lg_link_params from_hbr3[] = {
+		LINK(4, HBR2), LINK(4, HBR), LINK(4, RBR), LINK(2, UHBR20), LINK(2, UHBR13_5),
+	};
+	check_ladder(false, LINK(4, HBR3), LINK(4, UHBR20), from_hbr3, N(from_hbr3), false);
+}
+
+/*
+ * MST, HBR3 x4 sink: every common (rate, lanes) by payload in kB/s, ties by
+ * rate: RBRx1 162000, HBRx1 270000, RBRx2 324000, HBRx2 540000, HBR2x1
+ * 540000, RBRx4 648000, HBR3x1 810000, HBRx4 1080000, HBR2x2 1080000,
+ * HBR3x2 1620000, HBR2x4 2160000, HBR3x4 3240000.
+ */
+static void test_mst_ladder_in_bandwidth_order(void) {
+	const struct lg_link_params ladder[] = {
+		LINK(4, HBR2), LINK(2, HBR3), LINK(2, HBR2), LINK(4, HBR), LINK(1, HBR3),
+		LINK(4, RBR), LINK(1, HBR2), LINK(2, HBR), LINK(2, RBR), LINK(1, HBR),
+		LINK(1, RBR),
+	};
+	check_ladder(true, LINK(4, HBR3), LINK(4, HBR3), ladder, N(ladder), true);
+	// Two lanes at most: the four-lane rungs are not there.
+	const struct lg_link_params two_lanes[] = { LINK(2, HBR2), LINK(1, HBR3),
+		LINK(1, HBR2), LINK(2, HBR), LINK(2, RBR), LINK(1, HBR), LINK(1, RBR) };
+	check_ladder(true, LINK(2, HBR3), LINK(2, HBR3), two_lanes, N(two_lanes), true);
+}
+
+/*
+ * MST, UHBR20 x4 sink (128b/132b payloads at 96.71 %: UHBR10 x1 1208875
+ * kB/s, UHBR13.5 x1 1631981, UHBR10 x2 = UHBR20 x1 2417750, UHBR13.5 x2
+ * 3263962, UHBR10 x4 = UHBR20 x2 4835500, UHBR13.5 x4 6527925, UHBR20 x4
+ * 9671000): 6.12 walks across UHBR and 8b/10b in one order.
+ */
+static void test_mst_ladder_crosses_uhbr_and_8b10b(void) {
+	const struct lg_link_params ladder[] = {
+		LINK(4, UHBR13_5), LINK(2, UHBR20), LINK(4, UHBR10), LINK(2, UHBR13_5),
+		LINK(4, HBR3), LINK(1, UHBR20), LINK(2, UHBR10), LINK(4, HBR2),
+		LINK(1, UHBR13_5), LINK(2, HBR3), LINK(1, UHBR10), LINK(2, HBR2),
+		LINK(4, HBR), LINK(1, HBR3), LINK(4, RBR), LINK(1, HBR2), LINK(2, HBR),
+		LINK(2, RBR), LINK(1, HBR), LINK(1, RBR),
+	};
+	check_ladder(true, LINK(4, UHBR20), LINK(4, UHBR20), ladder, N(ladder), true);
+}
+
+/* A payload computed here, in bit/s: lanes x rate x 8/10 or x 0.9671. */
+static double payload_bps(const struct lg_link_params *link) {
+	double coding = link->rate_mbps >= DP_RATE_UHBR10 ? 0.9671 : 0.8;
+	return link->lanes * (double)link->rate_mbps * 1e6 * coding;
+}
+
+static int compare_bw(const void *a, const void *b) {
+	const struct lg_link_params *la = a, *lb = b;
+	double pa = payload_bps(la), pb = payload_bps(lb);
+	if (pa != pb) {
+		return pa < pb ? -1 : 1;
+	}
+	return (la->rate_mbps > lb->rate_mbps) - (la->rate_mbps < lb->rate_mbps);
+}
+
+/*
+ * For every common maximum (each rate, 1, 2 or 4 lanes) and every config
+ * within it, the MST fallback is the entry just below in a list sorted here.
+ */
+static void test_mst_ladder_matches_a_sorted_list(void) {
+	const uint32_t rates[] = { DP_RATE_RBR, DP_RATE_HBR, DP_RATE_HBR2, DP_RATE_HBR3,
+		DP_RATE_UHBR10, DP_RATE_UHBR13_5, DP_RATE_UHBR20 };
+	size_t checked = 0;
+	for (size_t top = 0; top < N(rates); top++) {
+		for (uint32_t max_lanes = 1; max_lanes <= 4; max_lanes *= 2) {
+			struct lg_link_params configs[21];
+			size_t len = 0;
+			for (size_t r = 0; r <= top; r++) {
+				for (uint32_t lanes = 1; lanes <= max_lanes; lanes *= 2) {
+					configs[len++] =
+						(struct lg_link_params){ lanes, rates[r] };
+				}
+			}
+			qsort(configs, len, sizeof(configs[0]), compare_bw);
+			const struct lg_link_params common = { max_lanes, rates[top] };
+			for (size_t i = 0; i < len; i++) {
+				struct lg_link_params next = {0};
+				bool ok = i915_reduce_mst(&configs[i], &common, &next);
+				check(ok == (i > 0));
+				if (ok && i > 0) {
+					check_int_eq(next.lanes, configs[i - 1].lanes);
+					check_int_eq(next.rate_mbps, configs[i - 1].rate_mbps);
+				}
+				checked++;
+			}
+		}
+	}
+	// 1 + 2 + ... + 7 rate lists, with 1, 2 and 3 lane counts each.
+	check_int_eq(checked, 28 * (1 + 2 + 3));
 }
 
 static void test_rate_names_round_trip(void) {
@@ -142,9 +358,17 @@ int main(void) {
 	run_test(test_4k30_and_1440p60_fit_hbr_x4);
 	run_test(test_mode_valid_at_18bpp);
 	run_test(test_uhbr_efficiency);
-	run_test(test_fallback_ladder_as_i915);
-	run_test(test_fallback_returns_to_the_capped_rate);
-	run_test(test_uhbr_lowers_into_hbr3);
+	run_test(test_rate_table_ascends_and_marks_uhbr);
+	run_test(test_sst_4k60_10bpc_trains_hbr2_x4_at_30bpp);
+	run_test(test_sst_lowest_rate_before_fewest_lanes);
+	run_test(test_sst_bpp_steps_by_six);
+	run_test(test_sst_never_trains_uhbr);
+	run_test(test_mst_trains_the_maximum_at_8bpc_at_most);
+	run_test(test_sst_ladder_rate_then_lanes);
+	run_test(test_sst_ladder_keeps_uhbr_and_8b10b_apart);
+	run_test(test_mst_ladder_in_bandwidth_order);
+	run_test(test_mst_ladder_crosses_uhbr_and_8b10b);
+	run_test(test_mst_ladder_matches_a_sorted_list);
 	run_test(test_rate_names_round_trip);
 	return test_result();
 }

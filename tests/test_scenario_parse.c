@@ -21,11 +21,18 @@
 #include "test.h"
 
 static char last_error[512];
+static bool logged_mst_plug;
 
 static void capture_log(enum lg_log_importance importance, const char *fmt,
 		va_list args) {
+	char line[512];
+	vsnprintf(line, sizeof(line), fmt, args);
 	if (importance == LG_ERROR) {
-		vsnprintf(last_error, sizeof(last_error), fmt, args);
+		snprintf(last_error, sizeof(last_error), "%s", line);
+	}
+	if (strstr(line, "sim: DP-1: plug ") != NULL &&
+			strstr(line, " behind an MST branch; link up to HBR3 x4") != NULL) {
+		logged_mst_plug = true;
 	}
 }
 
@@ -93,6 +100,31 @@ static void test_plug_defaults_and_profiles(void) {
 		check_int_eq(s.steps[1].params.rate_mbps, DP_RATE_UHBR13_5);
 		check(strcmp(s.steps[1].sink->name, "uhbr-8k") == 0);
 	}
+	sim_scenario_finish(&s);
+}
+
+/* "mst" may come before or after source=, once; without it, SST. */
+static void test_plug_takes_an_mst_flag(void) {
+	const char *with_mst[] = {
+		"0 plug DP-1 4k60 mst\n",
+		"0 plug DP-1 4k60 source=hbr2x2 mst\n",
+		"0 plug DP-1 4k60 mst source=hbr2x2\n",
+	};
+	for (size_t i = 0; i < sizeof(with_mst) / sizeof(with_mst[0]); i++) {
+		struct sim_scenario s;
+		check(parse(with_mst[i], &s));
+		check_int_eq(s.len, 1);
+		if (s.len == 1) {
+			check(s.steps[0].mst);
+			check_int_eq(s.steps[0].params.lanes, i == 0 ? 4 : 2);
+			check_int_eq(s.steps[0].params.rate_mbps,
+				i == 0 ? DP_RATE_UHBR20 : DP_RATE_HBR2);
+		}
+		sim_scenario_finish(&s);
+	}
+	struct sim_scenario s;
+	check(parse("0 plug DP-1 4k60 source=hbr2x2\n", &s));
+	check(s.len == 1 && !s.steps[0].mst);
 	sim_scenario_finish(&s);
 }
 
@@ -185,6 +217,12 @@ static void test_malformed_files_name_file_line_and_reason(void) {
 	expect_error("0 plug DP-1 4k60 source=hbr2x3\n", "bad source limit");
 	expect_error("0 plug DP-1 4k60 hbr2x4\n", "expected source=");
 	expect_error("0 plug DP-1\n", "plug takes");
+	expect_error("0 plug DP-1 4k60 mst mst\n", "test.scn:1: mst given twice");
+	expect_error("0 plug DP-1 4k60 source=hbr2x4 source=hbr3x4\n",
+		"test.scn:1: unexpected argument 'source=hbr3x4'");
+	expect_error("0 plug DP-1 4k60 MST\n", "expected source=<rate>x<lanes>, got 'MST'");
+	expect_error("0 plug DP-1 4k60 mst source=hbr2x4 now\n", "plug takes");
+	expect_error("0 plug DP-1 4k60\n1s swap DP-1 4k60 mst\n", "test.scn:2: swap takes");
 	expect_error("0 plug\n", "test.scn:1: expected a connector name");
 	expect_error("0 plug DP/1 4k60\n", "expected a connector name");
 	expect_error("0 plug DP-1-is-a-very-long-connector-name 4k60\n",
@@ -279,27 +317,57 @@ static void run_loop(struct sim_env *env, int ms) {
 	}
 }
 
+/* A display, the headless backend, a manager and a sim; false on failure. */
+static bool sim_env_init(struct sim_env *env) {
+	*env = (struct sim_env){0};
+	env->display = wl_display_create();
+	env->loop = wl_display_get_event_loop(env->display);
+	env->backend = wlr_headless_backend_create(env->loop);
+	check(env->backend != NULL);
+	if (env->backend == NULL) {
+		wl_display_destroy(env->display);
+		return false;
+	}
+	env->manager = lg_manager_create(env->display, env->backend, NULL, NULL);
+	env->sim = lg_sim_create(env->manager, env->backend);
+	check(env->manager != NULL && env->sim != NULL);
+	if (env->sim == NULL) {
+		wl_display_destroy(env->display);
+		return false;
+	}
+	env->scenario_done.notify = handle_scenario_done;
+	wl_signal_add(&env->sim->events.scenario_done, &env->scenario_done);
+	check(wlr_backend_start(env->backend));
+	return true;
+}
+
+static void sim_env_finish(struct sim_env *env) {
+	wl_list_remove(&env->scenario_done.link);
+	lg_sim_destroy(env->sim);
+	check_int_eq(wl_list_length(&env->manager->connectors), 0);
+	lg_manager_destroy(env->manager);
+	wlr_backend_destroy(env->backend);
+	wl_display_destroy(env->display);
+}
+
+/* Writes text to a new temporary file; path must end in XXXXXX. */
+static bool write_scenario(char *path, const char *text) {
+	int fd = mkstemp(path);
+	size_t len = strlen(text);
+	bool ok = fd >= 0 && write(fd, text, len) == (ssize_t)len;
+	if (fd >= 0) {
+		close(fd);
+	}
+	check(ok);
+	return ok;
+}
+
 /* A rejected file schedules nothing: no connector, no scenario_done. */
 static void test_malformed_file_leaves_nothing_scheduled(void) {
-	struct sim_env env = {0};
-	env.display = wl_display_create();
-	env.loop = wl_display_get_event_loop(env.display);
-	env.backend = wlr_headless_backend_create(env.loop);
-	check(env.backend != NULL);
-	if (env.backend == NULL) {
-		wl_display_destroy(env.display);
+	struct sim_env env;
+	if (!sim_env_init(&env)) {
 		return;
 	}
-	env.manager = lg_manager_create(env.display, env.backend, NULL, NULL);
-	env.sim = lg_sim_create(env.manager, env.backend);
-	check(env.manager != NULL && env.sim != NULL);
-	if (env.sim == NULL) {
-		wl_display_destroy(env.display);
-		return;
-	}
-	env.scenario_done.notify = handle_scenario_done;
-	wl_signal_add(&env.sim->events.scenario_done, &env.scenario_done);
-	check(wlr_backend_start(env.backend));
 
 	// Line 2 is fine on its own; line 3 spoils the file.
 	last_error[0] = '\0';
@@ -311,12 +379,7 @@ static void test_malformed_file_leaves_nothing_scheduled(void) {
 
 	// The sim is still free to take a good file afterwards.
 	char path[] = "/tmp/linkguard-scn-XXXXXX";
-	int fd = mkstemp(path);
-	const char good[] = "0 plug DP-1 4k60\n20ms end\n";
-	check(fd >= 0 && write(fd, good, sizeof(good) - 1) == sizeof(good) - 1);
-	if (fd >= 0) {
-		close(fd);
-	}
+	write_scenario(path, "0 plug DP-1 4k60\n20ms end\n");
 	check(lg_sim_load_scenario(env.sim, path));
 	check(!lg_sim_load_scenario(env.sim, path)); // one scenario at a time
 	unlink(path);
@@ -325,13 +388,28 @@ static void test_malformed_file_leaves_nothing_scheduled(void) {
 	check_int_eq(wl_list_length(&env.manager->connectors), 1);
 	struct lg_connector *conn = lg_manager_find_connector(env.manager, 0, 1);
 	check(conn != NULL && strcmp(conn->name, "DP-1") == 0 && conn->connected);
+	check(!logged_mst_plug);
+	sim_env_finish(&env);
+}
 
-	wl_list_remove(&env.scenario_done.link);
-	lg_sim_destroy(env.sim);
-	check_int_eq(wl_list_length(&env.manager->connectors), 0);
-	lg_manager_destroy(env.manager);
-	wlr_backend_destroy(env.backend);
-	wl_display_destroy(env.display);
+/* The mst word reaches the simulated link: the plug is logged as MST. */
+static void test_mst_plug_reaches_the_link(void) {
+	struct sim_env env;
+	if (!sim_env_init(&env)) {
+		return;
+	}
+	lg_log_init(LG_INFO, capture_log);
+	logged_mst_plug = false;
+	char path[] = "/tmp/linkguard-scn-XXXXXX";
+	write_scenario(path, "0 plug DP-1 4k60 source=hbr3x4 mst\n20ms end\n");
+	check(lg_sim_load_scenario(env.sim, path));
+	unlink(path);
+	run_loop(&env, 100);
+	check_int_eq(env.done, 1); // the scenario ran to its end
+	check_int_eq(wl_list_length(&env.manager->connectors), 1);
+	check(logged_mst_plug);
+	lg_log_init(LG_ERROR, capture_log);
+	sim_env_finish(&env);
 }
 
 int main(void) {
@@ -339,6 +417,7 @@ int main(void) {
 	lg_log_init(LG_ERROR, capture_log);
 	run_test(test_every_verb_parses);
 	run_test(test_plug_defaults_and_profiles);
+	run_test(test_plug_takes_an_mst_flag);
 	run_test(test_time_formats);
 	run_test(test_flap_expands_and_interleaves_in_time_order);
 	run_test(test_malformed_files_name_file_line_and_reason);
@@ -346,5 +425,6 @@ int main(void) {
 	run_test(test_empty_file_is_an_empty_scenario);
 	run_test(test_scenario_files_on_disk);
 	run_test(test_malformed_file_leaves_nothing_scheduled);
+	run_test(test_mst_plug_reaches_the_link);
 	return test_result();
 }

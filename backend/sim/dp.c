@@ -4,7 +4,7 @@
 #include <strings.h>
 #include <sim/dp.h>
 
-/* Ascending: dp_link_lower() walks this table down. */
+/* Ascending, as i915 keeps its common_rates[]. */
 static const struct {
 	const char *name;
 	uint32_t rate_mbps;
@@ -27,7 +27,7 @@ uint64_t dp_link_payload_kbps(const struct lg_link_params *link) {
 	 * whose 128/132 the kernel lowers further for link and PHY control
 	 * symbols and FEC: 96.71 % (drm_dp_bw_channel_coding_efficiency()).
 	 */
-	if (link->rate_mbps >= DP_RATE_UHBR10) {
+	if (dp_rate_is_uhbr(link->rate_mbps)) {
 		return raw_kbps * 9671 / 10000;
 	}
 	return raw_kbps * 8 / 10;
@@ -42,30 +42,16 @@ bool dp_mode_valid(const struct lg_mode *mode, const struct lg_link_params *link
 	return dp_mode_fits(mode, DP_MIN_BPP, link);
 }
 
-uint32_t dp_max_bpp(const struct lg_mode *mode, uint32_t max_bpc,
-		const struct lg_link_params *link) {
-	for (uint32_t bpp = max_bpc * 3; bpp >= DP_MIN_BPP; bpp -= 3) {
-		if (dp_mode_fits(mode, bpp, link)) {
-			return bpp;
-		}
-	}
-	return 0;
+size_t dp_rate_count(void) {
+	return N_RATES;
 }
 
-bool dp_link_lower(struct lg_link_params *link, uint32_t max_rate_mbps) {
-	for (size_t i = N_RATES; i-- > 1;) {
-		if (dp_rates[i].rate_mbps == link->rate_mbps) {
-			link->rate_mbps = dp_rates[i - 1].rate_mbps;
-			return true;
-		}
-	}
-	// At the lowest rate: i915 trades lanes for rate, back at the top.
-	if (link->lanes <= 1) {
-		return false;
-	}
-	link->lanes /= 2;
-	link->rate_mbps = max_rate_mbps;
-	return true;
+uint32_t dp_rate(size_t index) {
+	return index < N_RATES ? dp_rates[index].rate_mbps : 0;
+}
+
+bool dp_rate_is_uhbr(uint32_t rate_mbps) {
+	return rate_mbps >= DP_RATE_UHBR10;
 }
 
 bool dp_rate_parse(const char *name, uint32_t *rate_mbps) {

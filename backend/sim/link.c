@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <linkguard/log.h>
 #include <sim/dp.h>
+#include <sim/i915.h>
 #include <sim/link.h>
 
 /* A zero limit means "no limit". */
@@ -9,17 +10,20 @@ static uint32_t limit(uint32_t value, uint32_t max) {
 	return max != 0 && max < value ? max : value;
 }
 
-static uint32_t max_rate(const struct sim_link *link) {
-	return limit(link->sink->max_rate_mbps, link->source.rate_mbps);
+/* What both ends support: i915's max common rate and lane count. */
+static struct lg_link_params common_max(const struct sim_link *link) {
+	return (struct lg_link_params){
+		.lanes = limit(link->sink->max_lanes, link->source.lanes),
+		.rate_mbps = limit(link->sink->max_rate_mbps, link->source.rate_mbps),
+	};
 }
 
 void sim_link_plug(struct sim_link *link, const struct sim_sink *sink) {
 	link->sink = sink;
-	// A long HPD pulse: the kernel resets its link parameters.
-	link->max = (struct lg_link_params){
-		.lanes = limit(sink->max_lanes, link->source.lanes),
-		.rate_mbps = max_rate(link),
-	};
+	// A long HPD pulse: intel_dp_reset_link_params() back to the common max.
+	link->max = common_max(link);
+	link->params = (struct lg_link_params){0};
+	link->bpp = 0;
 	link->status = LG_LINK_STATUS_GOOD;
 	link->trained = false;
 	link->retry_pending = false;
@@ -29,6 +33,8 @@ void sim_link_plug(struct sim_link *link, const struct sim_sink *sink) {
 
 void sim_link_unplug(struct sim_link *link) {
 	link->sink = NULL;
+	link->params = (struct lg_link_params){0};
+	link->bpp = 0;
 	link->status = LG_LINK_STATUS_GOOD;
 	link->trained = false;
 	link->retry_pending = false;
@@ -57,54 +63,83 @@ size_t sim_link_count_modes(const struct sim_link *link) {
 	return count;
 }
 
-bool sim_link_mode_valid(const struct sim_link *link, const struct lg_mode *mode) {
-	if (link->sink == NULL || link->reject_all ||
-			!dp_mode_valid(mode, &link->max)) {
-		return false;
+/* i915's compute config for mode within max (intel_dp_compute_link_config()). */
+static bool choose(const struct sim_link *link, const struct lg_mode *mode,
+		struct lg_link_params *params, uint32_t *bpp) {
+	if (link->mst) {
+		return i915_choose_mst(mode, link->sink->max_bpc, &link->max, params, bpp);
 	}
-	for (size_t i = 0; i < link->sink->n_modes; i++) {
-		if (lg_mode_equal(&link->sink->modes[i], mode)) {
+	return i915_choose_sst(mode, link->sink->max_bpc, &link->max, params, bpp);
+}
+
+static bool sink_has_mode(const struct sim_sink *sink, const struct lg_mode *mode) {
+	for (size_t i = 0; i < sink->n_modes; i++) {
+		if (lg_mode_equal(&sink->modes[i], mode)) {
 			return true;
 		}
 	}
 	return false;
 }
 
+/*
+ * The kernel's atomic check: one of the sink's timings for which i915 finds
+ * a link. A listed mode fits max at 18 bpp, so it finds one, except on SST
+ * above HBR3, where 6.12 lists modes it cannot set without DSC.
+ */
+static bool atomic_check(const struct sim_link *link, const struct lg_mode *mode,
+		struct lg_link_params *params, uint32_t *bpp) {
+	return link->sink != NULL && !link->reject_all &&
+		sink_has_mode(link->sink, mode) && choose(link, mode, params, bpp);
+}
+
+bool sim_link_mode_valid(const struct sim_link *link, const struct lg_mode *mode) {
+	struct lg_link_params params;
+	uint32_t bpp;
+	return atomic_check(link, mode, &params, &bpp);
+}
+
+/* Whether the cable trains the parameters of the last modeset. */
 static bool cable_holds(const struct sim_link *link) {
 	const struct lg_link_params *cable = &link->cable;
-	return limit(link->max.rate_mbps, cable->rate_mbps) == link->max.rate_mbps &&
-		limit(link->max.lanes, cable->lanes) == link->max.lanes;
+	return limit(link->params.rate_mbps, cable->rate_mbps) == link->params.rate_mbps &&
+		limit(link->params.lanes, cable->lanes) == link->params.lanes;
 }
 
 /*
- * i915 has run out of fallbacks (RBR x1 failed twice): it sets
- * retrain_disabled and says nothing more. No BAD, no uevent, a dark screen
- * until the sink is replugged.
+ * i915 has nothing below the failed parameters: it sets retrain_disabled
+ * and says nothing more. No BAD, no uevent, a dark screen until the sink is
+ * replugged.
  */
 static enum sim_train_result disable_retrain(struct sim_link *link) {
+	char params[32];
 	link->retrain_disabled = true;
-	lg_log(LG_INFO, "sim: %s: nothing left to lower below RBR x1: retrain "
-		"disabled, link dark, no link-status BAD, no uevent", link->name);
+	lg_log(LG_INFO, "sim: %s: nothing left to lower from %s: retrain "
+		"disabled, link dark, no link-status BAD, no uevent", link->name,
+		dp_link_format(&link->params, params, sizeof(params)));
 	return SIM_SILENT;
 }
 
 /*
- * The second consecutive failure: i915 lowers the link (lower rate, then
- * half the lanes), sets link-status BAD and queues the hotplug uevent. The
- * modes that no longer fit at the minimum bpp disappear on the next forced
- * probe, not before.
+ * The second consecutive failure: i915 lowers its maximum from the
+ * parameters that failed (intel_dp_get_link_train_fallback_values()), sets
+ * link-status BAD and queues the hotplug uevent. The modes that no longer
+ * fit at the minimum bpp disappear on the next forced probe, not before.
  */
 static enum sim_train_result lower_link(struct sim_link *link) {
 	char from[32], to[32];
-	dp_link_format(&link->max, from, sizeof(from));
+	const struct lg_link_params common = common_max(link);
 	link->failures = 0;
-	if (!dp_link_lower(&link->max, max_rate(link))) {
+	bool lowered = link->mst ?
+		i915_reduce_mst(&link->params, &common, &link->max) :
+		i915_reduce_sst(&link->params, common.rate_mbps, &link->max);
+	if (!lowered) {
 		return disable_retrain(link);
 	}
 	link->status = LG_LINK_STATUS_BAD;
 	size_t left = sim_link_count_modes(link);
 	lg_log(LG_INFO, "sim: %s: link training failed again at %s; lowered link "
-		"to %s; %zu of %zu modes remain; link-status BAD", link->name, from,
+		"to %s; %zu of %zu modes remain; link-status BAD", link->name,
+		dp_link_format(&link->params, from, sizeof(from)),
 		dp_link_format(&link->max, to, sizeof(to)), left, link->sink->n_modes);
 	if (left == 0) {
 		lg_log(LG_INFO, "sim: %s: no mode fits %s: dark until replug",
@@ -113,17 +148,16 @@ static enum sim_train_result lower_link(struct sim_link *link) {
 	return SIM_LOWERED;
 }
 
-/* One training of link->mode at the current maximum parameters. */
+/* One training of link->mode at link->params, as the last modeset set them. */
 static enum sim_train_result attempt(struct sim_link *link) {
 	char params[32], cable[32];
-	dp_link_format(&link->max, params, sizeof(params));
+	dp_link_format(&link->params, params, sizeof(params));
 	if (cable_holds(link)) {
 		link->trained = true;
 		link->failures = 0;
 		link->status = LG_LINK_STATUS_GOOD;
 		lg_log(LG_INFO, "sim: %s: link trained at %s, %" PRIu32 " bpp",
-			link->name, params,
-			dp_max_bpp(&link->mode, link->sink->max_bpc, &link->max));
+			link->name, params, link->bpp);
 		return SIM_TRAINED;
 	}
 	link->trained = false;
@@ -152,7 +186,9 @@ enum sim_train_result sim_link_train(struct sim_link *link,
 	link->retry_pending = false;
 	// The commit carries link-status GOOD: user space can only write GOOD.
 	link->status = LG_LINK_STATUS_GOOD;
-	if (!sim_link_mode_valid(link, mode)) {
+	struct lg_link_params params;
+	uint32_t bpp;
+	if (!atomic_check(link, mode, &params, &bpp)) {
 		char buf[64];
 		link->trained = false;
 		link->status = LG_LINK_STATUS_BAD;
@@ -160,6 +196,8 @@ enum sim_train_result sim_link_train(struct sim_link *link,
 			link->name, lg_mode_format(mode, buf, sizeof(buf)));
 		return SIM_REJECTED;
 	}
+	link->params = params;
+	link->bpp = bpp;
 	return attempt(link);
 }
 
@@ -180,7 +218,7 @@ enum sim_train_result sim_link_set_cable(struct sim_link *link,
 	// The sink loses lock: a short HPD pulse, and the kernel retrains.
 	char params[32];
 	lg_log(LG_INFO, "sim: %s: the link at %s lost lock", link->name,
-		dp_link_format(&link->max, params, sizeof(params)));
+		dp_link_format(&link->params, params, sizeof(params)));
 	return attempt(link);
 }
 

@@ -179,17 +179,39 @@ static bool parse_sink(struct parser *p, const char *token,
 	return *sink != NULL || parse_error(p, "unknown sink profile", token);
 }
 
+/* <sink> [source=<rate>x<lanes>] [mst], the options in either order, once each. */
+static bool parse_plug(struct parser *p, char **args, int n, struct sim_step *step) {
+	step->params = (struct lg_link_params){ .lanes = 4, .rate_mbps = DP_RATE_UHBR20 };
+	if (n < 1 || n > 3) {
+		return parse_error(p, "plug takes <sink> [source=<rate>x<lanes>] [mst]", NULL);
+	}
+	if (!parse_sink(p, args[0], &step->sink)) {
+		return false;
+	}
+	bool has_source = false;
+	for (int i = 1; i < n; i++) {
+		if (strcmp(args[i], "mst") == 0) {
+			if (step->mst) {
+				return parse_error(p, "mst given twice", NULL);
+			}
+			step->mst = true;
+		} else if (has_source) {
+			return parse_error(p, "unexpected argument", args[i]);
+		} else if (!parse_source(p, args[i], &step->params)) {
+			return false;
+		} else {
+			has_source = true;
+		}
+	}
+	return true;
+}
+
 /* Parses the verb-specific arguments of one line into step (and flaps). */
 static bool parse_step(struct parser *p, struct sim_step *step, const char *verb,
 		char **args, int n) {
 	if (strcmp(verb, "plug") == 0) {
 		step->verb = SIM_PLUG;
-		step->params = (struct lg_link_params){ .lanes = 4, .rate_mbps = DP_RATE_UHBR20 };
-		if (n < 1 || n > 2) {
-			return parse_error(p, "plug takes <sink> [source=<rate>x<lanes>]", NULL);
-		}
-		return parse_sink(p, args[0], &step->sink) &&
-			(n < 2 || parse_source(p, args[1], &step->params));
+		return parse_plug(p, args, n, step);
 	}
 	if (strcmp(verb, "swap") == 0) {
 		step->verb = SIM_SWAP;

@@ -158,10 +158,11 @@ static void sim_mode_committed(struct lg_connector *conn, const struct lg_mode *
 static bool sim_get_link_params(struct lg_connector *conn,
 		struct lg_link_params *params) {
 	struct sim_connector *sc = sim_connector_from_conn(conn);
-	if (sc->link.sink == NULL) {
+	// What the last modeset trained (or failed to), not the kernel's maximum.
+	if (sc->link.sink == NULL || sc->link.params.lanes == 0) {
 		return false;
 	}
-	*params = sc->link.max;
+	*params = sc->link.params;
 	return true;
 }
 
@@ -232,13 +233,15 @@ static void plug(struct sim *sim, const struct sim_step *step) {
 		sim_log(sc, LG_ERROR, "already plugged, step skipped");
 		return;
 	}
+	// A swap keeps the port's source limit and MST branch; a plug sets them.
 	if (step->verb == SIM_PLUG) {
 		sc->link.source = step->params;
+		sc->link.mst = step->mst;
 	}
 	sim_link_plug(&sc->link, step->sink);
 	char params[32];
-	sim_log(sc, LG_INFO, "plug %s; link up to %s",
-		step->sink->description,
+	sim_log(sc, LG_INFO, "plug %s%s; link up to %s",
+		step->sink->description, sc->link.mst ? " behind an MST branch" : "",
 		dp_link_format(&sc->link.max, params, sizeof(params)));
 	lg_connector_set_connected(sc->conn, true);
 

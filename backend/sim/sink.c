@@ -37,7 +37,10 @@ static const struct lg_mode fhd_modes[] = {
 	MODE(640, 480, 59940, 25175, false),
 };
 
-/* CVT-RB2 clocks: 8K60 needs UHBR, and still fits UHBR10 x4 at 18 bpp. */
+/*
+ * CVT-RB2 clocks: 8K60 needs UHBR, and still fits UHBR10 x4 at 18 bpp. On
+ * SST, 6.12 lists it but trains HBR3 at most: only MST sets it (i915.h).
+ */
 static const struct lg_mode uhd8k_modes[] = {
 	MODE(7680, 4320, 60000, 2068301, true),
 	MODE(7680, 4320, 30000, 1019897, false),

@@ -6,7 +6,8 @@
  * RBR 1620, HBR 2700, HBR2 5400, HBR3 8100 with 8b/10b channel coding (80 %
  * payload); UHBR10, UHBR13.5, UHBR20 with 128b/132b, 96.71 % payload as the
  * kernel counts it (drm_dp_bw_channel_coding_efficiency(): 128/132 less the
- * link and PHY control symbols and FEC). A mode fits a link when clock_khz * bpp <= lanes * rate * efficiency.
+ * link and PHY control symbols and FEC). A mode fits a link when
+ * clock_khz * bpp <= lanes * rate * efficiency.
  */
 
 #include <stdbool.h>
@@ -33,16 +34,11 @@ bool dp_mode_fits(const struct lg_mode *mode, uint32_t bpp,
 	const struct lg_link_params *link);
 /* Whether the kernel lists mode on this link: it fits at DP_MIN_BPP. */
 bool dp_mode_valid(const struct lg_mode *mode, const struct lg_link_params *link);
-/* The highest bpp from max_bpc * 3 down to DP_MIN_BPP that fits; 0 if none. */
-uint32_t dp_max_bpp(const struct lg_mode *mode, uint32_t max_bpc,
-	const struct lg_link_params *link);
-/*
- * The next lower link after a failed training, as i915 does: a lower rate at
- * the same lane count; at the lowest rate, max_rate_mbps (the lower of the
- * source's and the sink's maximum) with half the lanes. Returns false at
- * RBR x1, where nothing can be lowered.
- */
-bool dp_link_lower(struct lg_link_params *link, uint32_t max_rate_mbps);
+/* The standard rates, ascending: dp_rate(0) is RBR; 0 past the end. */
+size_t dp_rate_count(void);
+uint32_t dp_rate(size_t index);
+/* UHBR10 and up: DP 2.x rates with 128b/132b channel coding. */
+bool dp_rate_is_uhbr(uint32_t rate_mbps);
 
 /* "rbr", "hbr", "hbr2", "hbr3", "uhbr10", "uhbr13.5", "uhbr20" (any case). */
 bool dp_rate_parse(const char *name, uint32_t *rate_mbps);

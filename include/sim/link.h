@@ -9,23 +9,31 @@
 #include <sim/sink.h>
 
 /*
- * One connector's DisplayPort link as the kernel (i915) runs it: the sink,
- * the source's limit, a cable that trains up to some rate and lane count,
- * and the link parameters the kernel currently allows. Pure: no event loop,
- * no wlroots, so that it can be tested on its own. The caller (sim.c) turns
- * the results into timers: SIM_RETRY into a sim_link_retry() soon after,
- * SIM_LOWERED and SIM_REJECTED into a hotplug event.
+ * One connector's DisplayPort link as the kernel (i915, Linux 6.12) runs
+ * it: the sink, the source's limit, a cable that trains up to some rate and
+ * lane count, the link parameters the kernel currently allows, and those of
+ * the last modeset. Pure: no event loop, no wlroots, so that it can be
+ * tested on its own. The caller (sim.c) turns the results into timers:
+ * SIM_RETRY into a sim_link_retry() soon after, SIM_LOWERED and
+ * SIM_REJECTED into a hotplug event.
  */
 struct sim_link {
 	const char *name; // for logs
 	const struct sim_sink *sink; // NULL while unplugged
 	struct lg_link_params source; // the source's maximum; 0 = no limit
+	bool mst; // an MST branch: i915's MST link choice and fallback order
 	struct lg_link_params cable; // the most that trains; 0 = no limit
 	struct lg_link_params max; // what the kernel allows now
+	/*
+	 * The last modeset's link and pipe bpp (i915's crtc_state port_clock,
+	 * lane_count, pipe_bpp), whether it trained or not; zero before one.
+	 */
+	struct lg_link_params params;
+	uint32_t bpp;
 	enum lg_link_status status;
 	bool trained; // the link carries pixels
 	bool retry_pending; // the kernel retries at the same parameters
-	uint32_t failures; // consecutive failed trainings at max
+	uint32_t failures; // consecutive failed trainings at params
 	bool retrain_disabled; // nothing left to lower: dark and silent
 	bool reject_all; // fault injection: the atomic check refuses every mode
 	struct lg_mode mode; // the mode trained last
@@ -40,15 +48,24 @@ enum sim_train_result {
 	SIM_SILENT, // i915's retrain_disabled: dark, no BAD, no uevent
 };
 
-/* A sink appears: the link starts at min(source, sink) (a long HPD pulse). */
+/*
+ * A sink appears: the maximum starts at min(source, sink) (a long HPD
+ * pulse). Set source and mst before.
+ */
 void sim_link_plug(struct sim_link *link, const struct sim_sink *sink);
 void sim_link_unplug(struct sim_link *link);
 /* The modes a forced probe reports: the sink's that fit max at DP_MIN_BPP. */
 bool sim_link_probe(const struct sim_link *link, struct lg_mode_list *modes);
 size_t sim_link_count_modes(const struct sim_link *link);
-/* What the kernel's atomic check says of mode on the link as it is. */
+/*
+ * What the kernel's atomic check says of mode on the link as it is: one of
+ * the sink's timings for which i915 finds a link (i915.h; no DSC).
+ */
 bool sim_link_mode_valid(const struct sim_link *link, const struct lg_mode *mode);
-/* A modeset (committed with link-status GOOD): training at max. */
+/*
+ * A modeset (committed with link-status GOOD): i915 chooses params within
+ * max (i915.h) and trains them.
+ */
 enum sim_train_result sim_link_train(struct sim_link *link,
 	const struct lg_mode *mode);
 /* The kernel's own retry after SIM_RETRY; SIM_UNCHANGED if none is due. */

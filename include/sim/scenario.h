@@ -5,7 +5,7 @@
  * Scenario files drive the simulated link. One step per line; '#' starts a
  * comment, blank lines are fine:
  *
- *   <time> plug   <conn> <sink> [source=<rate>x<lanes>]  a sink appears
+ *   <time> plug   <conn> <sink> [source=<rate>x<lanes>] [mst]  a sink appears
  *   <time> unplug <conn>
  *   <time> cable  <conn> <rate>|any [lanes=<n>]   the most the cable trains
  *   <time> heal   <conn>                          the cable holds anything
@@ -19,9 +19,12 @@
  * three decimals). A flap's later glitches may interleave with the lines
  * after it. Sinks: 4k60, 1440p144, 1080p60-rbr, uhbr-8k. Rates: rbr, hbr,
  * hbr2, hbr3, uhbr10, uhbr13.5, uhbr20; lanes 1, 2 or 4. The source limit
- * defaults to UHBR20 x4. A connector must be plugged on an earlier line
- * before any other verb names it. A file with any error is rejected whole:
- * "file:line: reason" is logged and nothing of it is scheduled.
+ * defaults to UHBR20 x4. "mst" puts the sink behind an MST branch: i915
+ * then trains the maximum link and lowers it in bandwidth order (see
+ * sim/i915.h); a swap keeps the port's source limit and MST flag. A
+ * connector must be plugged on an earlier line before any other verb names
+ * it. A file with any error is rejected whole: "file:line: reason" is
+ * logged and nothing of it is scheduled.
  */
 
 #include <stdbool.h>
@@ -49,6 +52,7 @@ struct sim_step {
 	char connector[SIM_NAME_MAX];
 	const struct sim_sink *sink; // plug, swap
 	struct lg_link_params params; // plug: source limit; cable: cable limit
+	bool mst; // plug: the sink is behind an MST branch
 	bool on; // reject
 	size_t seq; // order in the file
 };
