@@ -11,6 +11,15 @@ bool oracle_fits(const struct lg_mode *mode, const struct lg_link_params *link) 
 	return (double)mode->clock_khz * 18.0 / 8.0 <= oracle_link_kBps(link);
 }
 
+bool oracle_trains(const struct lg_mode *mode, const struct lg_link_params *max,
+		bool mst) {
+	struct lg_link_params link = *max;
+	if (!mst && link.rate_mbps > 8100) {
+		link.rate_mbps = 8100;
+	}
+	return oracle_fits(mode, &link);
+}
+
 void oracle_list(const struct sim_sink *sink, const struct lg_link_params *max,
 		struct lg_mode_list *out) {
 	lg_mode_list_clear(out);

@@ -21,6 +21,14 @@ bool oracle_fits(const struct lg_mode *mode, const struct lg_link_params *link);
 void oracle_list(const struct sim_sink *sink, const struct lg_link_params *max,
 	struct lg_mode_list *out);
 /*
+ * Whether the kernel's atomic check takes mode on a link lowered to max:
+ * some link within it carries the mode at 18 bpp. Linux 6.12 trains SST at
+ * HBR3 at most ("128b/132b SST support missing" in
+ * intel_dp_compute_config_limits()), though it lists modes against max.
+ */
+bool oracle_trains(const struct lg_mode *mode, const struct lg_link_params *max,
+	bool mst);
+/*
  * The mode recovery must end at on list: the policy's first pick that is
  * not known bad, else its first pick (better a known-bad mode than none).
  */
