@@ -7,16 +7,19 @@
 #include <linkguard/manager.h>
 #include <core/connector.h>
 
+/* The recovery machine's defaults are linkguard's (core/machine.h). */
 void lg_options_init(struct lg_options *options) {
+	struct lg_machine_config config;
+	lg_machine_config_defaults(&config);
 	*options = (struct lg_options){
-		.policy = LG_POLICY_RESOLUTION_FIRST,
-		.flap_count = 3,
-		.flap_window_ms = 10000,
-		.backoff_min_ms = 1000,
-		.backoff_max_ms = 60000,
-		.settle_ms = 500,
-		.max_tests = 16,
-		.recover = true,
+		.policy = config.policy,
+		.flap_count = config.flap_count,
+		.flap_window_ms = config.flap_window_ms,
+		.backoff_min_ms = config.backoff_min_ms,
+		.backoff_max_ms = config.backoff_max_ms,
+		.settle_ms = config.settle_ms,
+		.max_tests = config.max_tests,
+		.recover = config.recover,
 	};
 }
 

@@ -247,15 +247,16 @@ bool recovery_create(struct lg_connector *conn) {
 		return false;
 	}
 	const struct lg_options *options = &conn->manager->options;
-	lg_machine_config_defaults(&recovery->config);
-	recovery->config.policy = options->policy;
-	recovery->config.recover = options->recover;
-	recovery->config.settle_ms = options->settle_ms;
-	recovery->config.flap_count = options->flap_count;
-	recovery->config.flap_window_ms = options->flap_window_ms;
-	recovery->config.max_tests = options->max_tests;
-	recovery->config.backoff_min_ms = options->backoff_min_ms;
-	recovery->config.backoff_max_ms = options->backoff_max_ms;
+	recovery->config = (struct lg_machine_config){
+		.policy = options->policy,
+		.recover = options->recover,
+		.settle_ms = options->settle_ms,
+		.flap_count = options->flap_count,
+		.flap_window_ms = options->flap_window_ms,
+		.max_tests = options->max_tests,
+		.backoff_min_ms = options->backoff_min_ms,
+		.backoff_max_ms = options->backoff_max_ms,
+	};
 	recovery->conn = conn;
 	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
 	conn->recovery = recovery;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "machine/oracle.h"
+#include "machine/rng.h"
 #include "machine/world.h"
 #include "test.h"
 
@@ -45,20 +46,6 @@ struct program {
 
 static const char *const sinks[] = { "4k60", "1440p144", "1080p60-rbr", "uhbr-8k" };
 static const uint32_t rates[] = { 1620, 2700, 5400, 8100, 10000, 13500, 20000 };
-
-static uint64_t rng_state;
-
-static uint64_t rng(void) {
-	// xorshift64*
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1DULL;
-}
-
-static uint64_t below(uint64_t n) {
-	return rng() % n;
-}
 
 /* Gaps from a millisecond to a minute, each decade as likely. */
 static uint64_t random_gap(void) {
@@ -249,7 +236,7 @@ int main(int argc, char *argv[]) {
 	uint32_t worst = 0;
 	unsigned long failed = 0, ran = 0;
 	for (unsigned long i = 0; i < programs && failed == 0; i++) {
-		rng_state = seed * 0x9E3779B97F4A7C15ULL + i + 1;
+		rng_seed(seed, i);
 		struct program p;
 		generate(&p);
 		ran++;

@@ -297,6 +297,21 @@ struct harness_connector *harness_connector(struct harness *h, const char *name)
 	return NULL;
 }
 
+bool harness_mode_is(const struct lg_mode *mode, int32_t width, int32_t height,
+		int32_t refresh_hz) {
+	return mode->width == width && mode->height == height &&
+		(mode->refresh_mhz + 500) / 1000 == refresh_hz;
+}
+
+bool harness_state_seen(const struct harness_connector *hc, enum lg_link_state state) {
+	for (int i = 0; i < hc->n_states; i++) {
+		if (hc->states[i] == state) {
+			return true;
+		}
+	}
+	return false;
+}
+
 bool harness_states_were(struct harness_connector *hc,
 		const enum lg_link_state *states, int n) {
 	bool same = hc->n_states == n;

@@ -91,6 +91,11 @@ bool harness_dispatch_until(struct harness *h, bool (*until)(void *data),
 /* Runs the event loop for ms milliseconds. */
 void harness_dispatch_for(struct harness *h, int ms);
 struct harness_connector *harness_connector(struct harness *h, const char *name);
+/* width x height at refresh_hz, rounded to the nearest Hz. */
+bool harness_mode_is(const struct lg_mode *mode, int32_t width, int32_t height,
+	int32_t refresh_hz);
+/* Whether the connector went through state at some point. */
+bool harness_state_seen(const struct harness_connector *hc, enum lg_link_state state);
 /* Whether the connector went through exactly these states, in order. */
 bool harness_states_were(struct harness_connector *hc,
 	const enum lg_link_state *states, int n);

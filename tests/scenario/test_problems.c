@@ -11,21 +11,6 @@
 #include "harness.h"
 #include "test.h"
 
-static bool mode_is(const struct lg_mode *mode, int32_t width, int32_t height,
-		int32_t refresh_hz) {
-	return mode->width == width && mode->height == height &&
-		(mode->refresh_mhz + 500) / 1000 == refresh_hz;
-}
-
-static bool state_seen(const struct harness_connector *hc, enum lg_link_state state) {
-	for (int i = 0; i < hc->n_states; i++) {
-		if (hc->states[i] == state) {
-			return true;
-		}
-	}
-	return false;
-}
-
 /* No commit turned the output off. */
 static bool never_disabled(const struct harness *h) {
 	for (int i = 0; i < h->modesets && i < HARNESS_MAX_EVENTS; i++) {
@@ -61,7 +46,7 @@ static bool at_mode(void *data) {
 	struct wait_for_mode *wait = data;
 	const struct lg_connector *conn = wait->hc->conn;
 	return conn->state == wait->state && conn->has_current &&
-		mode_is(&conn->current, wait->width, wait->height, wait->refresh_hz) &&
+		harness_mode_is(&conn->current, wait->width, wait->height, wait->refresh_hz) &&
 		recovery_idle(conn);
 }
 
@@ -86,8 +71,8 @@ static void test_p1_glitch_burst_never_dark(void) {
 	if (hc != NULL) {
 		struct wait_for_mode wait = { hc, 3840, 2160, 60, LG_LINK_GOOD };
 		check(harness_dispatch_until(&h, at_mode, &wait, 20000));
-		check(state_seen(hc, LG_LINK_FLAPPING));
-		check(!state_seen(hc, LG_LINK_FAILED));
+		check(harness_state_seen(hc, LG_LINK_FLAPPING));
+		check(!harness_state_seen(hc, LG_LINK_FAILED));
 		check(hc->conn->output != NULL && hc->conn->output->enabled);
 		check_int_eq(hc->conn->link_status, LG_LINK_STATUS_GOOD);
 	}
@@ -111,8 +96,8 @@ static void test_p2_richer_list_planned_from_requested(void) {
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
 	check(hc != NULL);
 	if (hc != NULL) {
-		check(mode_is(&hc->conn->current, 3840, 2160, 30));
-		check(mode_is(&hc->conn->requested, 3840, 2160, 60));
+		check(harness_mode_is(&hc->conn->current, 3840, 2160, 30));
+		check(harness_mode_is(&hc->conn->requested, 3840, 2160, 60));
 		check_int_eq(hc->conn->state, LG_LINK_DEGRADED);
 		check_int_eq(hc->conn->link_params.lanes, 2);
 		check_int_eq(hc->conn->link_params.rate_mbps, 5400);
@@ -141,7 +126,7 @@ static void test_p3_flapping_link_answered_within_backoff(void) {
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
 	check(hc != NULL);
 	if (hc != NULL) {
-		check(state_seen(hc, LG_LINK_FLAPPING));
+		check(harness_state_seen(hc, LG_LINK_FLAPPING));
 		check_int_eq(hc->conn->link_status, LG_LINK_STATUS_GOOD);
 		check(hc->conn->output != NULL && hc->conn->output->enabled);
 		// Stepped down: a mode that needs less bandwidth than 4K60.

@@ -17,21 +17,6 @@ static const enum lg_link_state GOOD = LG_LINK_GOOD, BAD = LG_LINK_BAD,
 	RETRAINING = LG_LINK_RETRAINING, DEGRADED = LG_LINK_DEGRADED,
 	FAILED = LG_LINK_FAILED, FLAPPING = LG_LINK_FLAPPING;
 
-static bool mode_is(const struct lg_mode *mode, int32_t width, int32_t height,
-		int32_t refresh_hz) {
-	return mode->width == width && mode->height == height &&
-		(mode->refresh_mhz + 500) / 1000 == refresh_hz;
-}
-
-static bool state_seen(const struct harness_connector *hc, enum lg_link_state state) {
-	for (int i = 0; i < hc->n_states; i++) {
-		if (hc->states[i] == state) {
-			return true;
-		}
-	}
-	return false;
-}
-
 /*
  * An MST branch trains at its maximum (HBR3 x4); lowered in bandwidth order
  * to HBR2 x4 it still carries 4K60 at 24 bpp: retrain the same mode, no
@@ -48,7 +33,7 @@ static void test_same_mode_retrained_when_it_still_fits(void) {
 	if (hc != NULL) {
 		const enum lg_link_state want[] = { GOOD, BAD, RETRAINING, GOOD };
 		check(harness_states_were(hc, want, 4));
-		check(mode_is(&hc->conn->current, 3840, 2160, 60));
+		check(harness_mode_is(&hc->conn->current, 3840, 2160, 60));
 		check(hc->conn->has_link_params);
 		check_int_eq(hc->conn->link_params.lanes, 4);
 		check_int_eq(hc->conn->link_params.rate_mbps, 5400);
@@ -72,14 +57,14 @@ static void test_single_failure_falls_back_to_same_size(void) {
 	if (hc != NULL) {
 		const enum lg_link_state want[] = { GOOD, BAD, RETRAINING, DEGRADED };
 		check(harness_states_were(hc, want, 4));
-		check(mode_is(&hc->conn->current, 2560, 1440, 60));
-		check(mode_is(&hc->conn->requested, 2560, 1440, 144));
+		check(harness_mode_is(&hc->conn->current, 2560, 1440, 60));
+		check(harness_mode_is(&hc->conn->requested, 2560, 1440, 144));
 	}
 	check_int_eq(h.n_fallbacks, 1);
 	check(h.n_fallbacks == 1 &&
 		h.fallbacks[0].reason == LG_FALLBACK_MODE_PRUNED &&
-		mode_is(&h.fallbacks[0].from, 2560, 1440, 144) &&
-		mode_is(&h.fallbacks[0].to, 2560, 1440, 60));
+		harness_mode_is(&h.fallbacks[0].from, 2560, 1440, 144) &&
+		harness_mode_is(&h.fallbacks[0].to, 2560, 1440, 60));
 	check_int_eq(h.modesets, 2);
 	check_int_eq(h.outputs_destroyed, 0);
 	harness_finish(&h);
@@ -96,7 +81,7 @@ static void test_cascade_to_hbr_keeps_4k_at_30hz(void) {
 	if (hc != NULL) {
 		const enum lg_link_state want[] = { GOOD, BAD, RETRAINING, DEGRADED };
 		check(harness_states_were(hc, want, 4));
-		check(mode_is(&hc->conn->current, 3840, 2160, 30));
+		check(harness_mode_is(&hc->conn->current, 3840, 2160, 30));
 		check_int_eq(hc->conn->link_params.rate_mbps, 2700);
 		check_int_eq(hc->conn->link_params.lanes, 4);
 	}
@@ -117,7 +102,7 @@ static void test_refresh_first_keeps_60hz(void) {
 		"0 plug DP-1 4k60\n"
 		"300ms cable DP-1 hbr\n", 400));
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
-	check(hc != NULL && mode_is(&hc->conn->current, 2560, 1440, 60));
+	check(hc != NULL && harness_mode_is(&hc->conn->current, 2560, 1440, 60));
 	harness_finish(&h);
 }
 
@@ -143,9 +128,9 @@ static void test_cascade_down_to_rbr_x1(void) {
 		check_int_eq(hc->conn->state, DEGRADED);
 		check_int_eq(hc->conn->link_params.lanes, 1);
 		check_int_eq(hc->conn->link_params.rate_mbps, 1620);
-		check(mode_is(&hc->conn->current, 1024, 768, 60));
-		check(!state_seen(hc, FLAPPING));
-		check(!state_seen(hc, FAILED));
+		check(harness_mode_is(&hc->conn->current, 1024, 768, 60));
+		check(!harness_state_seen(hc, FLAPPING));
+		check(!harness_state_seen(hc, FAILED));
 	}
 	check(h.modesets >= 2);
 	check(h.modesets <= 1 + 12); // at most one commit per rung
@@ -197,12 +182,12 @@ static void test_flapping_link_steps_down_and_back_up(void) {
 	check(hc != NULL);
 	if (hc != NULL) {
 		check(harness_dispatch_until(&h, good_and_idle, hc, 15000));
-		check(state_seen(hc, FLAPPING));
-		check(mode_is(&hc->conn->current, 3840, 2160, 60));
+		check(harness_state_seen(hc, FLAPPING));
+		check(harness_mode_is(&hc->conn->current, 3840, 2160, 60));
 		check_int_eq(hc->conn->link_status, LG_LINK_STATUS_GOOD);
 	}
 	check(h.n_fallbacks >= 1 && h.fallbacks[0].reason == LG_FALLBACK_FLAPPING &&
-		mode_is(&h.fallbacks[0].to, 3840, 2160, 30));
+		harness_mode_is(&h.fallbacks[0].to, 3840, 2160, 30));
 	check_int_eq(h.n_restored, 1);
 	// 6 BADs: 2 retrains, a step down, the rest spaced by the backoff,
 	// and the step back up: never one modeset per BAD.
@@ -222,9 +207,9 @@ static void test_zero_modes_fails_then_replug_restores(void) {
 		"1500ms plug DP-1 1440p144\n", 300));
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
 	if (hc != NULL) {
-		check(state_seen(hc, FAILED));
+		check(harness_state_seen(hc, FAILED));
 		check_int_eq(hc->conn->state, GOOD);
-		check(mode_is(&hc->conn->current, 2560, 1440, 144));
+		check(harness_mode_is(&hc->conn->current, 2560, 1440, 144));
 		check(hc->conn->connected && hc->conn->output != NULL);
 	}
 	check_int_eq(h.n_failed, 1);
@@ -247,7 +232,7 @@ static void test_unplug_during_recovery(void) {
 	if (hc != NULL) {
 		check(hc->conn->connected);
 		check_int_eq(hc->conn->state, GOOD);
-		check(mode_is(&hc->conn->current, 3840, 2160, 60));
+		check(harness_mode_is(&hc->conn->current, 3840, 2160, 60));
 		check(recovery_idle(hc->conn));
 	}
 	check_int_eq(h.n_failed, 0);
@@ -265,8 +250,8 @@ static void test_two_connectors_fail_at_once(void) {
 		"300ms cable DP-2 hbr\n", 400));
 	struct harness_connector *dp1 = harness_connector(&h, "DP-1");
 	struct harness_connector *dp2 = harness_connector(&h, "DP-2");
-	check(dp1 != NULL && mode_is(&dp1->conn->current, 3840, 2160, 30));
-	check(dp2 != NULL && mode_is(&dp2->conn->current, 2560, 1440, 60));
+	check(dp1 != NULL && harness_mode_is(&dp1->conn->current, 3840, 2160, 30));
+	check(dp2 != NULL && harness_mode_is(&dp2->conn->current, 2560, 1440, 60));
 	check(dp1 != NULL && dp1->conn->state == DEGRADED);
 	check(dp2 != NULL && dp2->conn->state == DEGRADED);
 	check_int_eq(h.n_fallbacks, 2);
@@ -362,8 +347,8 @@ static void test_sink_swap_starts_afresh(void) {
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
 	if (hc != NULL) {
 		check_int_eq(hc->conn->state, GOOD);
-		check(mode_is(&hc->conn->current, 2560, 1440, 144));
-		check(mode_is(&hc->conn->requested, 2560, 1440, 144));
+		check(harness_mode_is(&hc->conn->current, 2560, 1440, 144));
+		check(harness_mode_is(&hc->conn->requested, 2560, 1440, 144));
 		check(strstr(hc->conn->description, "1440p144") != NULL);
 	}
 	check_int_eq(h.n_fallbacks, 1); // 4K60 -> 4K30 before the swap
@@ -396,7 +381,7 @@ static void test_every_candidate_rejected_fails_then_backs_off(void) {
 		check(harness_dispatch_until(&h, degraded_and_idle, hc, 5000));
 		const enum lg_link_state want[] = { GOOD, BAD, FAILED, RETRAINING, DEGRADED };
 		check(harness_states_were(hc, want, 5));
-		check(mode_is(&hc->conn->current, 3840, 2160, 30));
+		check(harness_mode_is(&hc->conn->current, 3840, 2160, 30));
 		check(hc->conn->output != NULL && hc->conn->output->enabled);
 	}
 	// Backoffs of 200, 400 ms while refused: a handful of failures, not a loop.
@@ -440,7 +425,7 @@ static void test_commit_failing_after_test_takes_next_candidate(void) {
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
 	check(hc != NULL);
 	if (hc != NULL) {
-		check(mode_is(&hc->conn->current, 2560, 1440, 60));
+		check(harness_mode_is(&hc->conn->current, 2560, 1440, 60));
 		check(lg_mode_list_find(&hc->conn->known_bad,
 			&(struct lg_mode){ 3840, 2160, 30000, 297000, false, false }) >= 0);
 		check_int_eq(hc->conn->state, DEGRADED);
@@ -485,15 +470,15 @@ static void test_known_bad_mode_avoided_after_restart(void) {
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
 	check(hc != NULL);
 	if (hc != NULL) {
-		check(mode_is(&hc->conn->current, 3840, 2160, 30));
-		check(mode_is(&hc->conn->requested, 3840, 2160, 60));
+		check(harness_mode_is(&hc->conn->current, 3840, 2160, 30));
+		check(harness_mode_is(&hc->conn->requested, 3840, 2160, 60));
 		check_int_eq(hc->conn->state, DEGRADED);
 		check_int_eq(h.modesets, 1);
 		check_int_eq(h.n_fallbacks, 0);
 
 		check_int_eq(lg_connector_retry(hc->conn), LG_RETRY_COMMITTED);
 		harness_dispatch_for(&h, 300);
-		check(mode_is(&hc->conn->current, 3840, 2160, 60));
+		check(harness_mode_is(&hc->conn->current, 3840, 2160, 60));
 		check_int_eq(hc->conn->state, GOOD);
 	}
 	harness_finish(&h);

@@ -22,20 +22,8 @@
 #include <linkguard/policy.h>
 #include <core/connector.h>
 #include "harness.h"
+#include "machine/rng.h"
 #include "test.h"
-
-static uint64_t rng_state;
-
-static uint64_t rng(void) {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1DULL;
-}
-
-static uint64_t below(uint64_t n) {
-	return rng() % n;
-}
 
 /*
  * The 8K sink is left to test_convergence: headless outputs render with
@@ -262,7 +250,7 @@ int main(int argc, char *argv[]) {
 	unsigned long ran = 0, failed = 0;
 	harness_quiet();
 	for (unsigned long i = 0; i < programs; i++) {
-		rng_state = seed * 0x9E3779B97F4A7C15ULL + i + 1;
+		rng_seed(seed, i);
 		char text[2048], detail[160] = "";
 		generate(text, sizeof(text));
 		const char *violation;
