@@ -110,10 +110,7 @@ static void apply(struct world *w, const struct step *step) {
 		w->fail_next_commit = true;
 		break;
 	case VT_SWITCH:
-		world_session(w, false);
-		world_glitch(w);
-		world_advance(w, 5);
-		world_session(w, true);
+		world_vt_switch(w);
 		break;
 	case REJECT_ON:
 	case REJECT_OFF:

@@ -80,10 +80,7 @@ static void apply(struct world *w, enum letter letter) {
 		w->fail_next_commit = true;
 		break;
 	case VT_SWITCH:
-		world_session(w, false);
-		world_glitch(w);
-		world_advance(w, 5);
-		world_session(w, true);
+		world_vt_switch(w);
 		break;
 	case REJECT:
 		world_reject_all(w, !w->link.reject_all);

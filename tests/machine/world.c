@@ -348,6 +348,13 @@ void world_session(struct world *w, bool active) {
 	}
 }
 
+void world_vt_switch(struct world *w) {
+	world_session(w, false);
+	world_glitch(w);
+	world_advance(w, 5);
+	world_session(w, true);
+}
+
 enum lg_retry_result world_retry(struct world *w) {
 	w->retry_result = LG_RETRY_UNAVAILABLE;
 	feed(w, LG_MACHINE_RETRY);

@@ -63,6 +63,8 @@ void world_unplug(struct world *w);
 void world_plug(struct world *w, const char *sink); // a sink appears; the compositor enables it
 /* The session. */
 void world_session(struct world *w, bool active);
+/* The session leaves, the link glitches meanwhile, the session is back. */
+void world_vt_switch(struct world *w);
 /* A client. */
 enum lg_retry_result world_retry(struct world *w);
 /* The compositor commits mode of its own (a user's choice). */
