@@ -162,13 +162,39 @@ static bool write_all(FILE *f, char *old, const char *path, const char *connecto
 	return fflush(f) == 0 && fsync(fileno(f)) == 0 && !ferror(f);
 }
 
-bool store_save(const char *dir, const char *connector, const char *identity,
-		const struct lg_mode_list *modes) {
-	if (!valid_key(connector) || !valid_key(identity)) {
+/*
+ * Creates dir and every missing directory above it, 0700, leaving existing
+ * ones as they are: the XDG base directory specification's rule for a
+ * destination directory that does not exist yet ($XDG_STATE_HOME itself
+ * may not, on a fresh account).
+ */
+static bool make_dirs(const char *dir) {
+	char *path = strdup(dir);
+	if (path == NULL) {
+		lg_log(LG_ERROR, "store: allocation failed");
 		return false;
 	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		lg_log_errno(LG_ERROR, "store: cannot create %s", dir);
+	bool ok = true;
+	for (char *slash = path; ok && slash != NULL; ) {
+		slash = strchr(slash + 1, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+		}
+		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+			lg_log_errno(LG_ERROR, "store: cannot create %s", path);
+			ok = false;
+		}
+		if (slash != NULL) {
+			*slash = '/';
+		}
+	}
+	free(path);
+	return ok;
+}
+
+bool store_save(const char *dir, const char *connector, const char *identity,
+		const struct lg_mode_list *modes) {
+	if (!valid_key(connector) || !valid_key(identity) || !make_dirs(dir)) {
 		return false;
 	}
 	char *path = store_path(dir, "");

@@ -21,20 +21,27 @@ static void fresh_dir(void) {
 	check(mkdtemp(dir) != NULL);
 }
 
-static void remove_dir(void) {
-	DIR *d = opendir(dir);
+static void remove_tree(const char *path) {
+	DIR *d = opendir(path);
 	struct dirent *e;
 	while (d != NULL && (e = readdir(d)) != NULL) {
-		char path[512];
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (e->d_name[0] != '.' && unlink(path) != 0) {
-			rmdir(path);
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
+			continue;
+		}
+		char sub[512];
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		if (unlink(sub) != 0) {
+			remove_tree(sub);
 		}
 	}
 	if (d != NULL) {
 		closedir(d);
 	}
-	rmdir(dir);
+	rmdir(path);
+}
+
+static void remove_dir(void) {
+	remove_tree(dir);
 }
 
 static void write_file(const char *text) {
@@ -136,6 +143,44 @@ static void test_bad_files_are_ignored(void) {
 	remove_dir();
 }
 
+/*
+ * XDG_STATE_HOME (or ~/.local/state) need not exist yet: the store creates
+ * every missing directory on the way, 0700 as the XDG base directory spec
+ * asks, and leaves existing ones as they were.
+ */
+static void test_missing_parents_are_created(void) {
+	fresh_dir();
+	check(chmod(dir, 0755) == 0);
+	char state_dir[128];
+	snprintf(state_dir, sizeof(state_dir), "%s/home/.local/state/linkguard", dir);
+	struct lg_mode_list one, out;
+	lg_mode_list_init(&one);
+	lg_mode_list_init(&out);
+	lg_mode_list_append(&one, &uhd60);
+	check(store_save(state_dir, "DP-1", "A", &one));
+	check(store_load(state_dir, "DP-1", "A", &out));
+	check_int_eq(out.len, 1);
+	const char *created[] = { "/home", "/home/.local", "/home/.local/state",
+		"/home/.local/state/linkguard" };
+	for (size_t i = 0; i < sizeof(created) / sizeof(created[0]); i++) {
+		char path[160];
+		snprintf(path, sizeof(path), "%s%s", dir, created[i]);
+		struct stat st = {0};
+		check(stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+		check_int_eq(st.st_mode & 07777, 0700);
+	}
+	struct stat st = {0};
+	check(stat(dir, &st) == 0);
+	check_int_eq(st.st_mode & 07777, 0755); // existing: untouched
+	// A path through a file cannot be made; logged, nothing crashes.
+	char through_file[160];
+	snprintf(through_file, sizeof(through_file), "%s/home/.local/state/linkguard/known-bad/x", dir);
+	check(!store_save(through_file, "DP-1", "A", &one));
+	lg_mode_list_finish(&one);
+	lg_mode_list_finish(&out);
+	remove_dir();
+}
+
 /* A writer replacing the file all the time: every read sees a whole file. */
 static void test_concurrent_writer(void) {
 	fresh_dir();
@@ -172,6 +217,7 @@ int main(void) {
 	run_test(test_round_trip);
 	run_test(test_other_entries_kept);
 	run_test(test_bad_files_are_ignored);
+	run_test(test_missing_parents_are_created);
 	run_test(test_concurrent_writer);
 	return test_failures == 0 ? 0 : 1;
 }
