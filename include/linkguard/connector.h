@@ -72,9 +72,7 @@ struct lg_connector {
 	struct lg_mode recommended; // offered to the compositor's new_output
 	struct lg_mode last_working; // the last mode the link held
 	uint32_t incident_commits; // recovery commits since the link last held
-	struct lg_mode_list known_bad; // modes this monitor does not hold
-	bool known_bad_loaded; // from the store, once
-	bool known_bad_stale; // the store still lists what was forgotten
+	struct lg_mode_list known_bad; // modes skipped until the sink leaves
 	struct lg_flap_history {
 		uint64_t bad_ms[16]; // ring of times the settled link went BAD
 		uint32_t len, head;
