@@ -18,12 +18,16 @@
  *     "state": "good"|"bad"|"retraining"|"degraded"|"failed"|"flapping",
  *     "requested_mode": MODE|null, "current_mode": MODE|null,
  *     "allowed_modes": [ MODE... ], "link": LINK|null,
- *     "last_fallback": FALLBACK|null }
+ *     "last_fallback": FALLBACK|null,
+ *     "skipped_modes": [ SKIPPED... ]|null }   (null: the compositor
+ *     speaks version 1 of the protocol and does not say)
  *   MODE = { "width": INT, "height": INT, "refresh_mhz": INT,
  *     "preferred": BOOL }   ("preferred" in allowed_modes only)
  *   LINK = { "lanes": INT, "rate_mbps": INT }
  *   FALLBACK = { "reason": "mode-pruned"|"test-failed"|"known-bad"|"flapping",
  *     "from": MODE, "to": MODE, "time": SECONDS (CLOCK_MONOTONIC) }
+ *   SKIPPED = { "width": INT, "height": INT, "refresh_mhz": INT,
+ *     "last_failed": SECONDS since the epoch|null, "requested": BOOL }
  *
  * `linkctl watch --json` prints one JSON object per line:
  *   { "time": SECONDS, "connector": NAME, "event": EVENT, ... }
@@ -31,7 +35,7 @@
  * "connection" "value": BOOL; "link_status" and "state" "value": STRING;
  * "requested_mode" and "current_mode" "value": MODE|null; "allowed_modes"
  * "value": [MODE...]; "link" "value": LINK|null; "description" "value":
- * STRING; "fallback" "value": FALLBACK. "time" is CLOCK_MONOTONIC seconds
+ * STRING; "fallback" "value": FALLBACK; "skipped_modes" "value": [SKIPPED...]. "time" is CLOCK_MONOTONIC seconds
  * when the batch's done arrived; events of one batch share it.
  */
 #include <errno.h>
@@ -63,6 +67,12 @@ struct mode {
 	uint32_t flags;
 };
 
+/* A mode the compositor skips (protocol version 2). */
+struct skipped_mode {
+	struct mode mode;
+	uint64_t last_failed; // seconds since the epoch, 0 unknown
+};
+
 struct fallback {
 	uint32_t reason;
 	struct mode from, to;
@@ -80,6 +90,9 @@ struct link_state {
 	uint32_t lanes, rate_mbps;
 	bool has_fallback;
 	struct fallback fallback;
+	bool has_skipped; // the compositor tells (version 2)
+	struct skipped_mode *skipped;
+	size_t n_skipped;
 };
 
 enum change {
@@ -92,6 +105,7 @@ enum change {
 	CHANGE_MODES = 1 << 6,
 	CHANGE_LINK = 1 << 7,
 	CHANGE_FALLBACK = 1 << 8,
+	CHANGE_SKIPPED = 1 << 9,
 };
 
 struct connector {
@@ -236,6 +250,35 @@ static void json_fallback(const struct link_state *state) {
 		fallback->nsec);
 }
 
+static bool is_requested(const struct link_state *state, const struct mode *mode) {
+	return mode->width == state->requested.width &&
+		mode->height == state->requested.height &&
+		mode->refresh_mhz == state->requested.refresh_mhz;
+}
+
+static void json_skipped(const struct link_state *state) {
+	if (!state->has_skipped) {
+		printf("null");
+		return;
+	}
+	putchar('[');
+	for (size_t i = 0; i < state->n_skipped; i++) {
+		const struct skipped_mode *skipped = &state->skipped[i];
+		printf("%s{\"width\": %" PRId32 ", \"height\": %" PRId32
+			", \"refresh_mhz\": %" PRId32 ", \"last_failed\": ", i > 0 ? ", " : "",
+			skipped->mode.width, skipped->mode.height,
+			skipped->mode.refresh_mhz);
+		if (skipped->last_failed > 0) {
+			printf("%" PRIu64, skipped->last_failed);
+		} else {
+			printf("null");
+		}
+		printf(", \"requested\": %s}",
+			is_requested(state, &skipped->mode) ? "true" : "false");
+	}
+	putchar(']');
+}
+
 static void json_connector(const struct connector *conn) {
 	const struct link_state *state = &conn->current;
 	printf("{\"name\": ");
@@ -255,6 +298,8 @@ static void json_connector(const struct connector *conn) {
 	json_link(state);
 	printf(", \"last_fallback\": ");
 	json_fallback(state);
+	printf(", \"skipped_modes\": ");
+	json_skipped(state);
 	putchar('}');
 }
 
@@ -275,6 +320,34 @@ static void print_fallback_human(const struct fallback *fallback) {
 		format_mode(&fallback->to, to, sizeof(to)),
 		reason_name(fallback->reason), fallback->sec,
 		fallback->nsec / 1000000);
+}
+
+/* Local time, e.g. "2025-06-01 14:03:07", or "an unknown time". */
+static const char *format_wall_time(uint64_t sec, char *buf, size_t size) {
+	time_t t = (time_t)sec;
+	struct tm tm;
+	if (sec == 0 || localtime_r(&t, &tm) == NULL ||
+			strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0) {
+		snprintf(buf, size, "an unknown time");
+	}
+	return buf;
+}
+
+/*
+ * One skipped mode and how to try it now: a retry tries the requested
+ * mode, a replug every mode.
+ */
+static void print_skipped_human(const struct connector *conn,
+		const struct skipped_mode *skipped) {
+	char mode[64], when[64];
+	printf("%s, last failed %s; ",
+		format_mode(&skipped->mode, mode, sizeof(mode)),
+		format_wall_time(skipped->last_failed, when, sizeof(when)));
+	if (is_requested(&conn->current, &skipped->mode)) {
+		printf("try it now: linkctl retry %s", conn->name);
+	} else {
+		printf("tried again after a replug");
+	}
 }
 
 static void print_connector_human(const struct connector *conn) {
@@ -301,6 +374,13 @@ static void print_connector_human(const struct connector *conn) {
 		print_fallback_human(&state->fallback);
 	} else {
 		printf("none");
+	}
+	if (state->has_skipped) {
+		printf("\n  Skipped modes:%s", state->n_skipped == 0 ? " none" : "");
+		for (size_t i = 0; i < state->n_skipped; i++) {
+			printf("\n    ");
+			print_skipped_human(conn, &state->skipped[i]);
+		}
 	}
 	printf("\n  Allowed modes:\n");
 	for (size_t i = 0; i < state->n_modes; i++) {
@@ -399,6 +479,20 @@ static void watch_changes(const struct linkctl *ctl, double now,
 				state->lanes, state->rate_mbps);
 		} else {
 			printf(" unknown");
+		}
+		watch_end(ctl);
+	}
+	if (changes & CHANGE_SKIPPED) {
+		watch_begin(ctl, now, conn, "skipped_modes");
+		if (ctl->json) {
+			printf(", \"value\": ");
+			json_skipped(state);
+		} else {
+			printf(" %zu", state->n_skipped);
+			for (size_t i = 0; i < state->n_skipped; i++) {
+				printf(i == 0 ? ": " : "; ");
+				print_skipped_human(conn, &state->skipped[i]);
+			}
 		}
 		watch_end(ctl);
 	}
@@ -537,6 +631,30 @@ static void handle_fallback(void *data, struct zlg_link_connector_v1 *proxy,
 	conn->changes |= CHANGE_FALLBACK;
 }
 
+static void handle_skipped_modes_reset(void *data,
+		struct zlg_link_connector_v1 *proxy) {
+	struct connector *conn = data;
+	conn->pending.has_skipped = true;
+	conn->pending.n_skipped = 0;
+	conn->changes |= CHANGE_SKIPPED;
+}
+
+static void handle_skipped_mode(void *data, struct zlg_link_connector_v1 *proxy,
+		int32_t width, int32_t height, int32_t refresh,
+		uint32_t last_failed_hi, uint32_t last_failed_lo) {
+	struct connector *conn = data;
+	struct link_state *state = &conn->pending;
+	struct skipped_mode *skipped = ctl_realloc(conn->ctl, state->skipped,
+		(state->n_skipped + 1) * sizeof(*state->skipped));
+	if (skipped == NULL) {
+		return;
+	}
+	state->skipped = skipped;
+	skipped = &state->skipped[state->n_skipped++];
+	set_mode(&skipped->mode, width, height, refresh);
+	skipped->last_failed = ((uint64_t)last_failed_hi << 32) | last_failed_lo;
+}
+
 static void handle_connector_finished(void *data,
 		struct zlg_link_connector_v1 *proxy) {
 	struct connector *conn = data;
@@ -556,6 +674,8 @@ static const struct zlg_link_connector_v1_listener connector_listener = {
 	.link_params = handle_link_params,
 	.fallback = handle_fallback,
 	.finished = handle_connector_finished,
+	.skipped_modes_reset = handle_skipped_modes_reset,
+	.skipped_mode = handle_skipped_mode,
 };
 
 static void handle_manager_connector(void *data,
@@ -587,6 +707,13 @@ static void connector_apply(struct connector *conn) {
 	if (modes == NULL) {
 		return;
 	}
+	cur->modes = modes;
+	struct skipped_mode *skipped = ctl_realloc(conn->ctl, cur->skipped,
+		(pending->n_skipped + 1) * sizeof(*skipped));
+	if (skipped == NULL) {
+		return;
+	}
+	cur->skipped = skipped;
 	if (conn->changes & CHANGE_DESCRIPTION) {
 		free(cur->description);
 		cur->description = pending->description != NULL ?
@@ -597,6 +724,11 @@ static void connector_apply(struct connector *conn) {
 	cur->description = description;
 	cur->modes = modes;
 	memcpy(cur->modes, pending->modes, pending->n_modes * sizeof(*modes));
+	cur->skipped = skipped;
+	if (pending->n_skipped > 0) {
+		memcpy(cur->skipped, pending->skipped,
+			pending->n_skipped * sizeof(*skipped));
+	}
 }
 
 static void connector_free(struct connector *conn) {
@@ -605,6 +737,8 @@ static void connector_free(struct connector *conn) {
 	free(conn->current.modes);
 	free(conn->pending.description);
 	free(conn->pending.modes);
+	free(conn->current.skipped);
+	free(conn->pending.skipped);
 	free(conn->name);
 	free(conn);
 }
@@ -662,8 +796,10 @@ static void handle_global(void *data, struct wl_registry *registry,
 	struct linkctl *ctl = data;
 	if (strcmp(interface, zlg_link_manager_v1_interface.name) == 0 &&
 			ctl->manager == NULL) {
+		// Version 2 adds the skipped modes; a version 1 compositor
+		// just does not tell them.
 		ctl->manager = wl_registry_bind(registry, name,
-			&zlg_link_manager_v1_interface, 1);
+			&zlg_link_manager_v1_interface, version < 2 ? version : 2);
 		zlg_link_manager_v1_add_listener(ctl->manager, &manager_listener, ctl);
 	}
 }

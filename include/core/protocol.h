@@ -11,6 +11,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <wayland-server-core.h>
 #include <linkguard/connector.h>
 #include <linkguard/protocol.h>
@@ -37,6 +38,12 @@ struct link_manager_client {
 	struct wl_list connectors; // connector_resource.manager_link
 };
 
+/* A mode the compositor skips on a connector (version 2). */
+struct link_skipped_mode {
+	struct lg_mode mode;
+	int64_t last_failed; // seconds since the epoch, 0 unknown
+};
+
 /* What clients were last told about a connector. */
 struct link_snapshot {
 	char *description;
@@ -47,6 +54,8 @@ struct link_snapshot {
 	struct lg_mode requested, current;
 	struct lg_link_params link_params;
 	struct lg_mode_list modes;
+	struct link_skipped_mode *skipped; // conn->known_bad, with times
+	size_t n_skipped;
 };
 
 /* The server's side of one lg_connector, shared by all its resources. */
@@ -92,7 +101,8 @@ void connector_resource_make_inert(struct connector_resource *cr,
 void link_snapshot_finish(struct link_snapshot *snapshot);
 /*
  * Sends to resource every field of conn that differs from snapshot (every
- * field when full is set), without done. Returns whether anything was sent.
+ * field when full is set), without done; the fields of a later version only
+ * to resources of that version. Returns whether anything was sent.
  */
 bool link_snapshot_send(const struct link_snapshot *snapshot,
 	const struct lg_connector *conn, struct wl_resource *resource, bool full);
