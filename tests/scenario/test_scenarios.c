@@ -434,6 +434,44 @@ static const char *stored_uhd60(const char *dir, char *buf, size_t size) {
 }
 
 /*
+ * One bad start is no verdict: the next start tries 4K60 (the compositor
+ * commits linkguard's recommendation), the new cable holds it, and the
+ * store forgets it once the link held it for settle_ms.
+ */
+static void test_known_bad_mode_held_at_next_start_is_forgotten(void) {
+	char dir[] = "/tmp/lg-state-XXXXXX";
+	check(mkdtemp(dir) != NULL);
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	options.state_dir = dir;
+	char buf[32];
+
+	struct harness h;
+	check(harness_init(&h, &options));
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n", 400));
+	check_int_eq(h.n_fallbacks, 1);
+	harness_finish(&h);
+	check(strcmp(stored_uhd60(dir, buf, sizeof(buf)), "1/0") == 0);
+
+	check(harness_init(&h, &options));
+	check(harness_run(&h, "0 plug DP-1 4k60\n", 300));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL && mode_is(&hc->conn->current, 3840, 2160, 60));
+	check(hc != NULL && hc->conn->state == GOOD);
+	check_int_eq(h.n_fallbacks, 0);
+	harness_finish(&h);
+	check(strcmp(stored_uhd60(dir, buf, sizeof(buf)), "none") == 0);
+
+	char path[64];
+	snprintf(path, sizeof(path), "%s/known-bad", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
  * The known-bad-mode store across restarts: a monitor whose cable lost
  * 4K60 at one start still gets 4K60 first at the next (one bad start is no
  * verdict); after two starts in a row it starts at 4K30 without a black
@@ -511,6 +549,7 @@ int main(void) {
 	run_test(test_sink_swap_starts_afresh);
 	run_test(test_every_candidate_rejected_fails_cleanly);
 	run_test(test_commit_failing_after_test_takes_next_candidate);
+	run_test(test_known_bad_mode_held_at_next_start_is_forgotten);
 	run_test(test_known_bad_mode_avoided_after_restart);
 	return test_result();
 }
