@@ -294,8 +294,9 @@ void known_bad_held(struct lg_connector *conn, const struct lg_mode *mode) {
 		monitor->failed.modes[i] = monitor->failed.modes[--monitor->failed.len];
 	}
 	if (changed) {
-		lg_conn_log(conn, LG_DEBUG, "the link held a mode it did not before: "
-			"no longer skipped");
+		char buf[64];
+		lg_conn_log(conn, LG_INFO, "the link held %s: no longer skipped",
+			lg_mode_format(mode, buf, sizeof(buf)));
 		connector_changed(conn);
 	}
 }
