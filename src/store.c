@@ -92,17 +92,29 @@ static char *read_file(const char *path, int64_t *mtime) {
 		return NULL;
 	}
 	struct stat st;
-	char *buf = malloc(STORE_MAX_BYTES + 1);
-	size_t len = buf != NULL ? fread(buf, 1, STORE_MAX_BYTES + 1, f) : 0;
-	bool failed = buf == NULL || ferror(f) || fstat(fileno(f), &st) != 0;
+	const char *why = NULL;
+	char *buf = NULL;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		why = "unreadable";
+	} else if (st.st_size > STORE_MAX_BYTES) {
+		why = "too large";
+	} else if ((buf = malloc((size_t)st.st_size + 2)) == NULL) {
+		why = "too large for memory";
+	} else {
+		// One byte more than stat said: a file that grew meanwhile (not
+		// replaced: someone appends to it) is not read half.
+		size_t len = fread(buf, 1, (size_t)st.st_size + 1, f);
+		if (ferror(f) || len != (size_t)st.st_size) {
+			why = ferror(f) ? "unreadable" : "changing";
+		}
+		buf[len] = '\0';
+	}
 	fclose(f);
-	if (failed || len > STORE_MAX_BYTES) {
-		lg_log(LG_ERROR, "store: %s is %s, ignored", path,
-			failed ? "unreadable" : "too large");
+	if (why != NULL) {
+		lg_log(LG_ERROR, "store: %s is %s, ignored", path, why);
 		free(buf);
 		return NULL;
 	}
-	buf[len] = '\0';
 	*mtime = st.st_mtime;
 	return buf;
 }
