@@ -1,8 +1,8 @@
-#ifndef CORE_PROTOCOL_H
-#define CORE_PROTOCOL_H
+#ifndef PROTOCOL_SERVER_H
+#define PROTOCOL_SERVER_H
 
 /*
- * Private to the linkguard-link-v1 server (protocol_*.c). Ownership:
+ * Private to the linkguard-link-v1 server (protocol/server/). Ownership:
  * lg_link_protocol owns one link_connector per lg_connector; every protocol
  * object's state is owned by its wl_resource and freed in its destroy
  * handler. An object whose backing state is gone is inert: its pointers are
@@ -79,7 +79,7 @@ struct connector_resource {
 	struct wl_list manager_link; // link_manager_client.connectors
 };
 
-/* protocol_connector.c */
+/* connector.c */
 struct link_connector *link_connector_create(struct lg_link_protocol *protocol,
 	struct lg_connector *conn);
 /* Sends finished to every resource, cancels the connector's retries. */
@@ -97,7 +97,7 @@ void link_connector_send_fallback(struct link_connector *connector,
 void connector_resource_make_inert(struct connector_resource *cr,
 	bool send_finished);
 
-/* protocol_snapshot.c */
+/* snapshot.c */
 void link_snapshot_finish(struct link_snapshot *snapshot);
 /*
  * Sends to resource every field of conn that differs from snapshot (every
@@ -110,7 +110,7 @@ bool link_snapshot_send(const struct link_snapshot *snapshot,
 void link_snapshot_update(struct link_snapshot *snapshot,
 	const struct lg_connector *conn);
 
-/* protocol_retry.c */
+/* retry.c */
 void link_retry_create(struct connector_resource *cr, uint32_t id);
 /* Answers the committed retries of conn whose outcome is now known. */
 void link_retries_update(struct lg_link_protocol *protocol,

@@ -3,7 +3,7 @@
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include "linkguard-link-v1-protocol.h"
-#include <core/protocol.h>
+#include <protocol/server.h>
 
 /*
  * The zlg_link_manager_v1 global: announces connectors on bind and as they

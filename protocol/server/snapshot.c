@@ -2,7 +2,7 @@
 #include <string.h>
 #include "linkguard-link-v1-protocol.h"
 #include <core/known_bad.h>
-#include <core/protocol.h>
+#include <protocol/server.h>
 
 // The protocol's enums carry the core's values unchanged.
 _Static_assert(ZLG_LINK_CONNECTOR_V1_STATE_GOOD == (int)LG_LINK_GOOD &&
