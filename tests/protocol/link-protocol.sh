@@ -10,7 +10,7 @@
 #   link-protocol.sh TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR
 #
 # TEST is one of: events, versions, skipped, linkctl-list, linkctl-watch,
-# retry, misuse, security. Each starts its own compositor in a private
+# linkctl-text, retry, misuse, security. Each starts its own compositor in a private
 # XDG_RUNTIME_DIR (and XDG_STATE_HOME).
 set -u
 
@@ -321,6 +321,46 @@ PY
 	stop_host
 }
 
+# A monitor description that is not all UTF-8 (an EDID's bytes, relayed):
+# linkctl --json must still print valid JSON, with every byte that is not
+# UTF-8 and every control character as U+FFFD and the rest (quotes,
+# backslashes, slashes, non-ASCII) as sent; the text listing and watch must
+# not pass control characters (ESC) to the terminal.
+test_linkctl_text() {
+	weird=$(printf 'Caf\303\251 "27\\" \377\376 x/y\tz\033[31m \342\202\254 \355\240\200 \300\257 end')
+	start_host steady.scn --description "$weird"
+	"$linkctl" watch --json >"$dir/watch.jsonl" 2>"$dir/watch.err" &
+	watch_pid=$!
+	sleep 0.5
+	timeout 5 "$linkctl" --json >"$dir/list.json" 2>"$dir/list.err" ||
+		fail "linkctl --json failed: $(cat "$dir/list.err")"
+	timeout 5 "$linkctl" >"$dir/list.txt" || fail "linkctl failed"
+	kill -INT "$watch_pid"
+	wait "$watch_pid" || fail "watch --json did not exit 0"
+	python3 - "$dir/list.json" "$dir/watch.jsonl" <<'PY' || fail "linkctl --json: $(od -c "$dir/list.json" | head -20)"
+import json, sys
+# Strict: the bytes must be UTF-8, the text JSON.
+doc = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+want = 'Caf\u00e9 "27\\" \ufffd\ufffd x/y\ufffdz\ufffd[31m \u20ac \ufffd\ufffd\ufffd \ufffd\ufffd end'
+got = doc["connectors"][0]["description"]
+assert got == want, "description %r, want %r" % (got, want)
+last = None
+for line in open(sys.argv[2], "rb").read().decode("utf-8").splitlines():
+    e = json.loads(line)
+    if e["event"] == "added":
+        last = e["state"]["description"]
+    elif e["event"] == "description":
+        last = e["value"]
+assert last == want, "watch --json: description %r" % last
+print("ok: description %s" % json.dumps(got))
+PY
+	! grep -q "$(printf '\033')" "$dir/list.txt" || fail "linkctl printed an ESC"
+	grep -qF "DP-1 \"Café \"27\\\" " "$dir/list.txt" ||
+		fail "the text listing lacks the description: $(cat "$dir/list.txt")"
+	ok "linkctl: a description that is not all UTF-8 makes valid JSON and a safe listing"
+	stop_host
+}
+
 test_retry() {
 	# Unprivileged (the default): denied.
 	start_host steady.scn
@@ -417,6 +457,7 @@ versions) use_example; test_versions ;;
 skipped) use_example; test_skipped ;;
 linkctl-list) use_example; test_linkctl_list ;;
 linkctl-watch) use_example; test_linkctl_watch ;;
+linkctl-text) use_host; test_linkctl_text ;;
 retry) use_host; test_retry ;;
 misuse) use_host; test_misuse ;;
 security) use_host; test_security ;;
