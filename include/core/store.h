@@ -14,7 +14,7 @@
  * epoch), <skipped> how many starts have skipped it since.
  *
  * The store never hides a mode for good. A start is a compositor's first
- * look at the monitor on the connector in a process (core/known_bad.h).
+ * look at the monitor on the connector in a process (src/known_bad.c).
  * At each start an entry's mode is
  *   - tried when it failed at one start only: one bad start is no verdict;
  *   - skipped when it failed at k >= 2 starts in a row, at the next

@@ -183,7 +183,7 @@ bool link_snapshot_send(const struct link_snapshot *snapshot,
 	return sent;
 }
 
-/* Out of memory the old list stays: the next change is sent in full anyway. */
+/* Out of memory the old list stays, and differs: the next batch sends it again. */
 static void update_skipped(struct link_snapshot *snapshot,
 		const struct lg_connector *conn) {
 	size_t n = conn->known_bad.len;

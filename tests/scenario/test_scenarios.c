@@ -490,9 +490,11 @@ static void test_known_bad_mode_avoided_after_restart(void) {
 	for (int start = 1; start <= 2; start++) {
 		struct harness h;
 		check(harness_init(&h, &options));
+		// The cable fails 4K60 as soon as it is committed: it does not
+		// hold for settle_ms first (that would be a success).
 		check(harness_run(&h,
 			"0 plug DP-1 4k60\n"
-			"300ms cable DP-1 hbr\n", 400));
+			"0 cable DP-1 hbr\n", 400));
 		struct harness_connector *hc = harness_connector(&h, "DP-1");
 		check(hc != NULL && mode_is(&hc->conn->current, 3840, 2160, 30));
 		check_int_eq(h.n_fallbacks, 1); // from 4K60: it was tried
