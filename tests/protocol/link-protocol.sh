@@ -128,11 +128,11 @@ PY
 # without its skipped-mode events (and the batches that held only those)
 # is the version 1 stream, event for event, batch for batch.
 test_versions() {
-	start_host drop-to-hbr.scn
+	start_host drop-to-hbr-late.scn
 	since=$(date +%s)
-	timeout 10 "$probe" --version 1 events 3.5 >"$dir/v1.txt" &
+	timeout 15 "$probe" --version 1 events 7 >"$dir/v1.txt" &
 	v1_pid=$!
-	timeout 10 "$probe" --version 2 events 3.5 >"$dir/v2.txt" ||
+	timeout 15 "$probe" --version 2 events 7 >"$dir/v2.txt" ||
 		fail "version 2 probe failed"
 	wait "$v1_pid" || fail "version 1 probe failed"
 	until=$(date +%s)
@@ -150,6 +150,8 @@ def batches(path):
     return out
 v1, v2 = batches(sys.argv[1]), batches(sys.argv[2])
 since, until = int(sys.argv[3]), int(sys.argv[4])
+for v, b in ((1, v1), (2, v2)):
+    assert ["c0", "state", "0"] in b[0], "version %d bound after the drop: %r" % (v, b[0])
 assert len(v1) >= 5, "too few batches: %r" % v1
 skipped = lambda e: len(e) > 1 and e[1].startswith("skipped_mode")
 assert not any(skipped(e) for b in v1 for e in b), "version 1 got skipped modes"
