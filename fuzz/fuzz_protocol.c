@@ -4,8 +4,8 @@
  * (so that the fuzzer starts where the protocol does), then the input is
  * written to the socket as raw wire messages: any object (the client's ids
  * 1-8, the server's first eight), any opcode, any arguments. Connectors
- * exist, one of them with a failing link, and retries are allowed for odd
- * inputs, so that retries run. The compositor must survive every input;
+ * exist, one of them with a failing link, retries are allowed for odd
+ * inputs, so that retries run, and the second bit picks the version bound. The compositor must survive every input;
  * protocol errors are fine, crashes and leaks are not.
  */
 #include <stdint.h>
@@ -84,8 +84,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	// id 3: the manager; its connectors get the server's first ids. The
 	// client reads nothing from now on: the events are the server's answer,
 	// not ours to parse.
+	// Version 1 or 2 (the skipped modes), by the input's second bit.
 	struct zlg_link_manager_v1 *manager = wl_registry_bind(client.registry,
-		client.link_manager, &zlg_link_manager_v1_interface, 1);
+		client.link_manager, &zlg_link_manager_v1_interface,
+		(data[0] & 2) ? 2 : 1);
 	wl_display_flush(client.display);
 	int fd = wl_display_get_fd(client.display);
 	for (size_t used = 1; used < size;) {

@@ -1,68 +1,310 @@
 /*
  * The modes a monitor did not hold on a connector (its link was lowered
- * below them, or a commit failed after a passing test), remembered so that
- * the policy skips them, and persisted when the compositor gave a state
- * directory, so that the next boot does not start on a black screen.
- * Keyed by the monitor's identity (its EDID) as the backend reports it.
+ * below them, or a commit failed after a passing test), skipped by the
+ * policy: conn->known_bad. With a state directory they are kept in the
+ * store (core/store.h) across restarts, keyed by the monitor's identity
+ * (its EDID) as the backend reports it, and the store decides at each
+ * start which of them this process skips: never one for good.
+ *
+ * A start is the first known_bad_load() for a (connector, identity) in
+ * this process: the connector's first output with that monitor. Within the
+ * process a mode that failed stays skipped until the sink leaves
+ * (known_bad_forget()): a replug tries every mode again, and a failure
+ * after it counts towards the same start. A mode with a record that the
+ * link holds is forgotten (known_bad_held()).
  */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <core/connector.h>
+#include <core/known_bad.h>
 #include <core/store.h>
 
-static const char *identity(struct lg_connector *conn) {
-	if (conn->manager->options.state_dir == NULL ||
-			conn->impl->get_identity == NULL) {
-		return NULL;
-	}
-	return conn->impl->get_identity(conn);
+/* One monitor that had its start on the connector in this process. */
+struct known_bad_monitor {
+	struct wl_list link; // known_bad.monitors
+	char *identity; // NULL: the backend cannot tell monitors apart
+	struct store_entries entries; // what is known of its modes
+	struct lg_mode_list failed; // modes whose failure this start counted
+};
+
+/*
+ * known_bad.c's part of a connector, found through the listener it keeps
+ * on the connector's destroy signal (as wl_resource_get_destroy_listener
+ * finds a resource's).
+ */
+struct known_bad {
+	struct lg_connector *conn;
+	struct wl_list monitors; // known_bad_monitor.link
+	struct known_bad_monitor *monitor; // the one plugged in now, or NULL
+	struct wl_event_source *hold_timer; // while a mode with a record runs
+	struct lg_mode holding; // that mode
+	struct wl_listener connector_destroy;
+	struct wl_listener state_change;
+};
+
+static void monitor_destroy(struct known_bad_monitor *monitor) {
+	wl_list_remove(&monitor->link);
+	store_entries_finish(&monitor->entries);
+	lg_mode_list_finish(&monitor->failed);
+	free(monitor->identity);
+	free(monitor);
 }
 
-static void save(struct lg_connector *conn) {
-	const char *id = identity(conn);
-	if (id != NULL && store_save(conn->manager->options.state_dir, conn->name,
-			id, &conn->known_bad)) {
-		conn->known_bad_stale = false;
+static void disarm(struct known_bad *kb) {
+	if (kb->hold_timer != NULL) {
+		wl_event_source_remove(kb->hold_timer);
+		kb->hold_timer = NULL;
 	}
+}
+
+static void handle_connector_destroy(struct wl_listener *listener, void *data) {
+	struct known_bad *kb = wl_container_of(listener, kb, connector_destroy);
+	struct known_bad_monitor *monitor, *tmp;
+	wl_list_for_each_safe(monitor, tmp, &kb->monitors, link) {
+		monitor_destroy(monitor);
+	}
+	disarm(kb);
+	wl_list_remove(&kb->connector_destroy.link);
+	wl_list_remove(&kb->state_change.link);
+	free(kb);
+}
+
+static int handle_hold_timer(void *data) {
+	struct known_bad *kb = data;
+	disarm(kb);
+	known_bad_held(kb->conn, &kb->holding);
+	return 0;
+}
+
+/*
+ * A mode with a record that runs settle_ms with link-status GOOD held, as
+ * a recovery commit that settles does (recovery.c says so for those). This
+ * covers the compositor's own commits: a start or a replug that tried the
+ * mode, which the state machine takes as good at once. A failure comes
+ * within that time (i915 trains during the modeset and reports BAD from
+ * its worker right after).
+ */
+static void handle_state_change(struct wl_listener *listener, void *data) {
+	struct known_bad *kb = wl_container_of(listener, kb, state_change);
+	struct lg_connector *conn = kb->conn;
+	bool running = conn->has_current &&
+		conn->link_status == LG_LINK_STATUS_GOOD &&
+		(conn->state == LG_LINK_GOOD || conn->state == LG_LINK_DEGRADED) &&
+		kb->monitor != NULL &&
+		store_entries_find(&kb->monitor->entries, &conn->current) != NULL;
+	if (running && kb->hold_timer != NULL &&
+			lg_mode_equal(&kb->holding, &conn->current)) {
+		return; // still waiting
+	}
+	disarm(kb);
+	if (!running) {
+		return;
+	}
+	kb->holding = conn->current;
+	kb->hold_timer = wl_event_loop_add_timer(conn->manager->event_loop,
+		handle_hold_timer, kb);
+	if (kb->hold_timer == NULL) {
+		lg_conn_log(conn, LG_ERROR, "failed to create a timer");
+		return;
+	}
+	uint32_t ms = conn->manager->options.settle_ms;
+	// A zero delay disarms a timerfd: wait at least a millisecond.
+	wl_event_source_timer_update(kb->hold_timer, ms > 0 ? ms : 1);
+}
+
+/* conn's part, or NULL when it has none yet. wl_signal_get() only reads. */
+static struct known_bad *known_bad_find(const struct lg_connector *conn) {
+	struct wl_listener *listener = wl_signal_get(
+		(struct wl_signal *)&conn->events.destroy, handle_connector_destroy);
+	if (listener == NULL) {
+		return NULL;
+	}
+	struct known_bad *kb = wl_container_of(listener, kb, connector_destroy);
+	return kb;
+}
+
+static struct known_bad *known_bad_get(struct lg_connector *conn) {
+	struct known_bad *kb = known_bad_find(conn);
+	if (kb != NULL) {
+		return kb;
+	}
+	kb = calloc(1, sizeof(*kb));
+	if (kb == NULL) {
+		lg_conn_log(conn, LG_ERROR, "allocation failed");
+		return NULL;
+	}
+	kb->conn = conn;
+	wl_list_init(&kb->monitors);
+	kb->connector_destroy.notify = handle_connector_destroy;
+	wl_signal_add(&conn->events.destroy, &kb->connector_destroy);
+	kb->state_change.notify = handle_state_change;
+	wl_signal_add(&conn->events.state_change, &kb->state_change);
+	return kb;
+}
+
+static const char *monitor_identity(struct lg_connector *conn) {
+	return conn->impl->get_identity != NULL ? conn->impl->get_identity(conn) : NULL;
+}
+
+static bool same_identity(const char *a, const char *b) {
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+/* Where the store keeps this monitor's modes, or NULL: memory only. */
+static const char *store_dir(const struct known_bad *kb) {
+	const struct known_bad_monitor *monitor = kb->monitor;
+	return monitor != NULL && monitor->identity != NULL ?
+		kb->conn->manager->options.state_dir : NULL;
+}
+
+static void save(struct known_bad *kb) {
+	const char *dir = store_dir(kb);
+	if (dir != NULL) {
+		store_save(dir, kb->conn->name, kb->monitor->identity,
+			&kb->monitor->entries);
+	}
+}
+
+static void log_start(struct lg_connector *conn, const struct store_entry *entry,
+		bool skipped) {
+	char mode[64], when[32] = "an unknown time";
+	time_t last = (time_t)entry->last_failed;
+	struct tm tm;
+	if (entry->last_failed > 0 && localtime_r(&last, &tm) != NULL) {
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	}
+	lg_conn_log(conn, LG_INFO, "%s %s: it failed at %u start(s) in a row, "
+		"last at %s", skipped ? "skipping" : "trying again",
+		lg_mode_format(&entry->mode, mode, sizeof(mode)),
+		(unsigned)entry->failed_starts, when);
+}
+
+/* This monitor's start: which of the modes the store holds are skipped. */
+static void start(struct known_bad *kb) {
+	const char *dir = store_dir(kb);
+	struct known_bad_monitor *monitor = kb->monitor;
+	if (dir == NULL) {
+		return;
+	}
+	store_load(dir, kb->conn->name, monitor->identity, &monitor->entries);
+	if (monitor->entries.len == 0) {
+		return;
+	}
+	for (size_t i = 0; i < monitor->entries.len; i++) {
+		struct store_entry *entry = &monitor->entries.entries[i];
+		bool skipped = store_entry_start(entry);
+		if (skipped && lg_mode_list_find(&kb->conn->known_bad, &entry->mode) < 0) {
+			lg_mode_list_append(&kb->conn->known_bad, &entry->mode);
+		}
+		log_start(kb->conn, entry, skipped);
+	}
+	save(kb);
+}
+
+/*
+ * The monitor on the connector now, its start run when it has not had one
+ * in this process; NULL out of memory.
+ */
+static struct known_bad_monitor *current_monitor(struct lg_connector *conn) {
+	struct known_bad *kb = known_bad_get(conn);
+	if (kb == NULL) {
+		return NULL;
+	}
+	const char *identity = monitor_identity(conn);
+	if (kb->monitor != NULL && same_identity(kb->monitor->identity, identity)) {
+		return kb->monitor;
+	}
+	struct known_bad_monitor *monitor;
+	wl_list_for_each(monitor, &kb->monitors, link) {
+		if (same_identity(monitor->identity, identity)) {
+			kb->monitor = monitor;
+			return monitor;
+		}
+	}
+	monitor = calloc(1, sizeof(*monitor));
+	if (monitor == NULL || (identity != NULL &&
+			(monitor->identity = strdup(identity)) == NULL)) {
+		lg_conn_log(conn, LG_ERROR, "allocation failed");
+		free(monitor);
+		return NULL;
+	}
+	store_entries_init(&monitor->entries);
+	lg_mode_list_init(&monitor->failed);
+	wl_list_insert(&kb->monitors, &monitor->link);
+	kb->monitor = monitor;
+	start(kb);
+	return monitor;
 }
 
 void known_bad_load(struct lg_connector *conn) {
-	const char *id = identity(conn);
-	if (id == NULL || conn->known_bad_loaded) {
-		return;
-	}
-	conn->known_bad_loaded = true;
-	size_t before = conn->known_bad.len;
-	store_load(conn->manager->options.state_dir, conn->name, id,
-		&conn->known_bad);
-	if (conn->known_bad.len > before) {
-		lg_conn_log(conn, LG_INFO, "%zu mode(s) this monitor did not hold "
-			"before are avoided", conn->known_bad.len - before);
-	}
+	current_monitor(conn);
 }
 
 void known_bad_add(struct lg_connector *conn, const struct lg_mode *mode) {
-	if (lg_mode_list_find(&conn->known_bad, mode) >= 0 ||
-			!lg_mode_list_append(&conn->known_bad, mode)) {
+	struct known_bad_monitor *monitor = current_monitor(conn);
+	if (lg_mode_list_find(&conn->known_bad, mode) < 0) {
+		lg_mode_list_append(&conn->known_bad, mode);
+	}
+	if (monitor == NULL) {
 		return;
 	}
-	save(conn);
+	struct store_entry *entry = store_entries_get(&monitor->entries, mode);
+	if (entry == NULL) {
+		return;
+	}
+	bool first = lg_mode_list_find(&monitor->failed, mode) < 0;
+	if (first) {
+		lg_mode_list_append(&monitor->failed, mode);
+	}
+	store_entry_failed(entry, time(NULL), first);
+	save(known_bad_find(conn));
+	// Clients see the skipped modes and when each last failed.
+	connector_changed(conn);
 }
 
 void known_bad_forget(struct lg_connector *conn) {
-	if (conn->known_bad.len > 0) {
-		lg_mode_list_clear(&conn->known_bad);
-		conn->known_bad_stale = true;
-	}
+	// The caller announces the change with the disconnection.
+	lg_mode_list_clear(&conn->known_bad);
 }
 
 void known_bad_held(struct lg_connector *conn, const struct lg_mode *mode) {
+	bool changed = false;
 	ssize_t i = lg_mode_list_find(&conn->known_bad, mode);
 	if (i >= 0) {
-		conn->known_bad.modes[i] = conn->known_bad.modes[--conn->known_bad.len];
-		conn->known_bad_stale = true;
+		struct lg_mode_list *list = &conn->known_bad;
+		memmove(&list->modes[i], &list->modes[i + 1],
+			(list->len - (size_t)i - 1) * sizeof(*list->modes));
+		list->len--;
+		changed = true;
 	}
-	if (conn->known_bad_stale) {
-		save(conn);
+	struct known_bad *kb = known_bad_find(conn);
+	struct known_bad_monitor *monitor = kb != NULL ? kb->monitor : NULL;
+	struct store_entry *entry = monitor != NULL ?
+		store_entries_find(&monitor->entries, mode) : NULL;
+	if (entry != NULL) {
+		store_entries_remove(&monitor->entries, entry);
+		save(kb);
+		changed = true;
 	}
+	if (monitor != NULL && (i = lg_mode_list_find(&monitor->failed, mode)) >= 0) {
+		// A failure after this success is a first one again.
+		monitor->failed.modes[i] = monitor->failed.modes[--monitor->failed.len];
+	}
+	if (changed) {
+		char buf[64];
+		lg_conn_log(conn, LG_INFO, "the link held %s: no longer skipped",
+			lg_mode_format(mode, buf, sizeof(buf)));
+		connector_changed(conn);
+	}
+}
+
+int64_t known_bad_last_failed(const struct lg_connector *conn,
+		const struct lg_mode *mode) {
+	const struct known_bad *kb = known_bad_find(conn);
+	const struct store_entry *entry = kb != NULL && kb->monitor != NULL ?
+		store_entries_find(&kb->monitor->entries, mode) : NULL;
+	return entry != NULL ? entry->last_failed : 0;
 }

@@ -9,10 +9,81 @@
 #include <linkguard/log.h>
 #include <core/store.h>
 
-#define HEADER "# linkguard known-bad modes v1\n"
+#define HEADER_V1 "# linkguard known-bad modes v1"
+#define HEADER_V2 "# linkguard known-bad modes v2"
+
+/* A line has at most this many space-separated fields (v2: 6). */
+#define MAX_FIELDS 6
+
+void store_entries_init(struct store_entries *entries) {
+	*entries = (struct store_entries){0};
+}
+
+void store_entries_finish(struct store_entries *entries) {
+	free(entries->entries);
+	store_entries_init(entries);
+}
+
+struct store_entry *store_entries_find(const struct store_entries *entries,
+		const struct lg_mode *mode) {
+	for (size_t i = 0; i < entries->len; i++) {
+		if (lg_mode_equal(&entries->entries[i].mode, mode)) {
+			return &entries->entries[i];
+		}
+	}
+	return NULL;
+}
+
+struct store_entry *store_entries_get(struct store_entries *entries,
+		const struct lg_mode *mode) {
+	struct store_entry *entry = store_entries_find(entries, mode);
+	if (entry != NULL) {
+		return entry;
+	}
+	if (entries->len == entries->cap) {
+		size_t cap = entries->cap > 0 ? entries->cap * 2 : 4;
+		struct store_entry *grown =
+			realloc(entries->entries, cap * sizeof(*grown));
+		if (grown == NULL) {
+			lg_log(LG_ERROR, "store: allocation failed");
+			return NULL;
+		}
+		entries->entries = grown;
+		entries->cap = cap;
+	}
+	entry = &entries->entries[entries->len++];
+	*entry = (struct store_entry){ .mode = *mode };
+	return entry;
+}
+
+void store_entries_remove(struct store_entries *entries, struct store_entry *entry) {
+	size_t i = (size_t)(entry - entries->entries);
+	memmove(entry, entry + 1, (entries->len - i - 1) * sizeof(*entry));
+	entries->len--;
+}
+
+bool store_entry_start(struct store_entry *entry) {
+	uint32_t skips = entry->failed_starts >= 2 ? entry->failed_starts - 1 : 0;
+	if (skips > STORE_RETRY_WITHIN - 1) {
+		skips = STORE_RETRY_WITHIN - 1;
+	}
+	if (entry->skipped_starts >= skips) {
+		return false;
+	}
+	entry->skipped_starts++;
+	return true;
+}
+
+void store_entry_failed(struct store_entry *entry, int64_t now, bool first) {
+	if ((first || entry->failed_starts == 0) && entry->failed_starts < UINT32_MAX) {
+		entry->failed_starts++;
+	}
+	entry->last_failed = now;
+	entry->skipped_starts = 0;
+}
 
 /* The whole file, NUL-terminated; NULL (logged) when it can't be had. */
-static char *read_file(const char *path) {
+static char *read_file(const char *path, int64_t *mtime) {
 	FILE *f = fopen(path, "r");
 	if (f == NULL) {
 		if (errno != ENOENT) {
@@ -20,18 +91,48 @@ static char *read_file(const char *path) {
 		}
 		return NULL;
 	}
-	char *buf = malloc(STORE_MAX_BYTES + 1);
-	size_t len = buf != NULL ? fread(buf, 1, STORE_MAX_BYTES + 1, f) : 0;
-	bool failed = buf == NULL || ferror(f);
+	struct stat st;
+	const char *why = NULL;
+	char *buf = NULL;
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		why = "unreadable";
+	} else if (st.st_size > STORE_MAX_BYTES) {
+		why = "too large";
+	} else if ((buf = malloc((size_t)st.st_size + 2)) == NULL) {
+		why = "too large for memory";
+	} else {
+		// One byte more than stat said: a file that grew meanwhile (not
+		// replaced: someone appends to it) is not read half.
+		size_t len = fread(buf, 1, (size_t)st.st_size + 1, f);
+		if (ferror(f) || len != (size_t)st.st_size) {
+			why = ferror(f) ? "unreadable" : "changing";
+		}
+		buf[len] = '\0';
+	}
 	fclose(f);
-	if (failed || len > STORE_MAX_BYTES) {
-		lg_log(LG_ERROR, "store: %s is %s, ignored", path,
-			failed ? "unreadable" : "too large");
+	if (why != NULL) {
+		lg_log(LG_ERROR, "store: %s is %s, ignored", path, why);
 		free(buf);
 		return NULL;
 	}
-	buf[len] = '\0';
+	*mtime = st.st_mtime;
 	return buf;
+}
+
+/* A decimal number without sign or spaces, at most max. */
+static bool parse_count(const char *text, uint64_t max, uint64_t *value) {
+	uint64_t v = 0;
+	if (*text == '\0') {
+		return false;
+	}
+	for (; *text != '\0'; text++) {
+		if (*text < '0' || *text > '9' || v > (max - (uint64_t)(*text - '0')) / 10) {
+			return false;
+		}
+		v = v * 10 + (uint64_t)(*text - '0');
+	}
+	*value = v;
+	return true;
 }
 
 static bool parse_mode(const char *text, struct lg_mode *mode) {
@@ -49,55 +150,105 @@ static bool parse_mode(const char *text, struct lg_mode *mode) {
 	return true;
 }
 
+/* One line of a file: its key and what it says of the mode. */
+struct line {
+	const char *connector, *identity;
+	struct store_entry entry;
+};
+
 /*
- * Calls func for every well-formed line: connector, identity and the mode
- * text. Lines are split in place.
+ * A v1 line (connector, identity, mode) stands for one failure at the
+ * file's modification time, the best guess of when it happened; a v2 line
+ * has its three counts.
  */
-static void for_each_entry(char *buf, const char *path,
-		void (*func)(const char *connector, const char *identity,
-			const char *mode, void *data), void *data) {
+static bool parse_line(char **fields, size_t n, int version, int64_t mtime,
+		struct line *line) {
+	uint64_t failed = 1, last = (uint64_t)(mtime > 0 ? mtime : 0), skipped = 0;
+	if (n != (version == 1 ? 3u : 6u) || !parse_mode(fields[2], &line->entry.mode)) {
+		return false;
+	}
+	if (version == 2 && (!parse_count(fields[3], UINT32_MAX, &failed) ||
+			failed == 0 || !parse_count(fields[4], INT64_MAX, &last) ||
+			!parse_count(fields[5], UINT32_MAX, &skipped))) {
+		return false;
+	}
+	line->connector = fields[0];
+	line->identity = fields[1];
+	line->entry.failed_starts = (uint32_t)failed;
+	line->entry.last_failed = (int64_t)last;
+	line->entry.skipped_starts = (uint32_t)skipped;
+	return true;
+}
+
+/* The file's format version from its first line; 0 (logged) if unknown. */
+static int file_version(const char *buf, const char *path) {
+	size_t len = strcspn(buf, "\n");
+	if (len == strlen(HEADER_V2) && strncmp(buf, HEADER_V2, len) == 0) {
+		return 2;
+	}
+	if (len == strlen(HEADER_V1) && strncmp(buf, HEADER_V1, len) == 0) {
+		return 1;
+	}
+	lg_log(LG_ERROR, "store: %s is not a known-bad file of a known version, "
+		"ignored", path);
+	return 0;
+}
+
+/*
+ * Calls func for every well-formed line of buf, which is split in place;
+ * a malformed one is logged and skipped.
+ */
+static void for_each_line(char *buf, const char *path, int64_t mtime,
+		void (*func)(const struct line *line, void *data), void *data) {
+	int version = file_version(buf, path);
+	if (version == 0) {
+		return;
+	}
 	size_t line_no = 0;
-	for (char *line = buf, *next; line != NULL && *line != '\0'; line = next) {
+	for (char *text = buf, *next; text != NULL && *text != '\0'; text = next) {
 		line_no++;
-		next = strchr(line, '\n');
+		next = strchr(text, '\n');
 		if (next != NULL) {
 			*next++ = '\0';
 		}
-		if (line[0] == '#' || line[0] == '\0') {
+		if (text[0] == '#' || text[0] == '\0') {
 			continue;
 		}
-		char *save = NULL;
-		char *connector = strtok_r(line, " ", &save);
-		char *identity = strtok_r(NULL, " ", &save);
-		char *mode = strtok_r(NULL, " ", &save);
-		if (mode == NULL || strtok_r(NULL, " ", &save) != NULL) {
+		char *fields[MAX_FIELDS + 1], *save = NULL;
+		size_t n = 0;
+		for (char *field = strtok_r(text, " ", &save); field != NULL &&
+				n <= MAX_FIELDS; field = strtok_r(NULL, " ", &save)) {
+			fields[n++] = field;
+		}
+		struct line line;
+		if (!parse_line(fields, n, version, mtime, &line)) {
 			lg_log(LG_ERROR, "store: %s:%zu: malformed, skipped", path, line_no);
 			continue;
 		}
-		func(connector, identity, mode, data);
+		func(&line, data);
 	}
 }
 
+static bool same_key(const struct line *line, const char *connector,
+		const char *identity) {
+	return strcmp(line->connector, connector) == 0 &&
+		strcmp(line->identity, identity) == 0;
+}
+
 struct load {
-	const char *connector, *identity, *path;
-	struct lg_mode_list *modes;
+	const char *connector, *identity;
+	struct store_entries *entries;
 };
 
-static void load_entry(const char *connector, const char *identity,
-		const char *text, void *data) {
+static void load_line(const struct line *line, void *data) {
 	struct load *load = data;
-	struct lg_mode mode;
-	if (strcmp(connector, load->connector) != 0 ||
-			strcmp(identity, load->identity) != 0) {
+	if (!same_key(line, load->connector, load->identity) ||
+			store_entries_find(load->entries, &line->entry.mode) != NULL) {
 		return;
 	}
-	if (!parse_mode(text, &mode)) {
-		lg_log(LG_ERROR, "store: %s: mode '%s' malformed, skipped",
-			load->path, text);
-		return;
-	}
-	if (lg_mode_list_find(load->modes, &mode) < 0) {
-		lg_mode_list_append(load->modes, &mode);
+	struct store_entry *entry = store_entries_get(load->entries, &line->entry.mode);
+	if (entry != NULL) {
+		*entry = line->entry;
 	}
 }
 
@@ -116,19 +267,29 @@ static bool valid_key(const char *key) {
 }
 
 bool store_load(const char *dir, const char *connector, const char *identity,
-		struct lg_mode_list *modes) {
+		struct store_entries *entries) {
 	if (!valid_key(connector) || !valid_key(identity)) {
 		return false;
 	}
 	char *path = store_path(dir, "");
-	char *buf = path != NULL ? read_file(path) : NULL;
+	int64_t mtime = 0;
+	char *buf = path != NULL ? read_file(path, &mtime) : NULL;
 	if (buf != NULL) {
-		struct load load = { connector, identity, path, modes };
-		for_each_entry(buf, path, load_entry, &load);
+		struct load load = { connector, identity, entries };
+		for_each_line(buf, path, mtime, load_line, &load);
 	}
 	free(buf);
 	free(path);
 	return true;
+}
+
+static void write_line(FILE *f, const char *connector, const char *identity,
+		const struct store_entry *entry) {
+	const struct lg_mode *m = &entry->mode;
+	fprintf(f, "%s %s %" PRId32 "x%" PRId32 "@%" PRId32 "/%" PRIu32
+		" %" PRIu32 " %" PRId64 " %" PRIu32 "\n", connector, identity,
+		m->width, m->height, m->refresh_mhz, m->clock_khz,
+		entry->failed_starts, entry->last_failed, entry->skipped_starts);
 }
 
 struct save {
@@ -136,39 +297,61 @@ struct save {
 	FILE *f;
 };
 
-/* Other keys' lines are carried over as they were. */
-static void keep_entry(const char *connector, const char *identity,
-		const char *mode, void *data) {
+/* Other keys' lines are carried over, in the current format. */
+static void keep_line(const struct line *line, void *data) {
 	struct save *save = data;
-	if (strcmp(connector, save->connector) != 0 ||
-			strcmp(identity, save->identity) != 0) {
-		fprintf(save->f, "%s %s %s\n", connector, identity, mode);
+	if (!same_key(line, save->connector, save->identity)) {
+		write_line(save->f, line->connector, line->identity, &line->entry);
 	}
 }
 
-static bool write_all(FILE *f, char *old, const char *path, const char *connector,
-		const char *identity, const struct lg_mode_list *modes) {
-	fputs(HEADER, f);
+static bool write_all(FILE *f, char *old, int64_t mtime, const char *path,
+		const char *connector, const char *identity,
+		const struct store_entries *entries) {
+	fputs(HEADER_V2 "\n", f);
 	if (old != NULL) {
 		struct save save = { connector, identity, f };
-		for_each_entry(old, path, keep_entry, &save);
+		for_each_line(old, path, mtime, keep_line, &save);
 	}
-	for (size_t i = 0; i < modes->len; i++) {
-		const struct lg_mode *m = &modes->modes[i];
-		fprintf(f, "%s %s %" PRId32 "x%" PRId32 "@%" PRId32 "/%" PRIu32 "\n",
-			connector, identity, m->width, m->height, m->refresh_mhz,
-			m->clock_khz);
+	for (size_t i = 0; i < entries->len; i++) {
+		write_line(f, connector, identity, &entries->entries[i]);
 	}
 	return fflush(f) == 0 && fsync(fileno(f)) == 0 && !ferror(f);
 }
 
-bool store_save(const char *dir, const char *connector, const char *identity,
-		const struct lg_mode_list *modes) {
-	if (!valid_key(connector) || !valid_key(identity)) {
+/*
+ * Creates dir and every missing directory above it, 0700, leaving existing
+ * ones as they are: the XDG base directory specification's rule for a
+ * destination directory that does not exist yet ($XDG_STATE_HOME itself
+ * may not, on a fresh account).
+ */
+static bool make_dirs(const char *dir) {
+	char *path = strdup(dir);
+	if (path == NULL) {
+		lg_log(LG_ERROR, "store: allocation failed");
 		return false;
 	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		lg_log_errno(LG_ERROR, "store: cannot create %s", dir);
+	bool ok = true;
+	for (char *slash = path; ok && slash != NULL; ) {
+		slash = strchr(slash + 1, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+		}
+		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+			lg_log_errno(LG_ERROR, "store: cannot create %s", path);
+			ok = false;
+		}
+		if (slash != NULL) {
+			*slash = '/';
+		}
+	}
+	free(path);
+	return ok;
+}
+
+bool store_save(const char *dir, const char *connector, const char *identity,
+		const struct store_entries *entries) {
+	if (!valid_key(connector) || !valid_key(identity) || !make_dirs(dir)) {
 		return false;
 	}
 	char *path = store_path(dir, "");
@@ -185,8 +368,9 @@ bool store_save(const char *dir, const char *connector, const char *identity,
 		free(tmp);
 		return false;
 	}
-	char *old = read_file(path);
-	bool ok = write_all(f, old, path, connector, identity, modes);
+	int64_t mtime = 0;
+	char *old = read_file(path, &mtime);
+	bool ok = write_all(f, old, mtime, path, connector, identity, entries);
 	ok = fclose(f) == 0 && ok;
 	ok = ok && rename(tmp, path) == 0;
 	if (!ok) {

@@ -68,9 +68,7 @@ struct lg_connector {
 	float last_scale; // of the last output, offered to the next one
 	enum wl_output_transform last_transform;
 	struct lg_mode recommended; // offered to the compositor's new_output
-	struct lg_mode_list known_bad; // modes this monitor does not hold
-	bool known_bad_loaded; // from the store, once
-	bool known_bad_stale; // the store still lists what was forgotten
+	struct lg_mode_list known_bad; // modes skipped until the sink leaves
 };
 
 /**

@@ -4,13 +4,16 @@
  * simulated link, and the protocol server. No rendering, no input.
  *
  *   lg-protocol-host --sim SCENARIO [--allow-retry] [--settle-ms MS]
- *       [--sandboxed CMD]
+ *       [--sandboxed CMD] [--description TEXT]
  *
  * --allow-retry   every client but sandboxed ones may retry
  * --sandboxed CMD runs CMD as a client connected through WAYLAND_SOCKET and
  *                 treats it as sandboxed: it neither sees the global nor
  *                 may retry (what a compositor does for security-context
  *                 clients)
+ * --description TEXT  what every connector's monitor is called instead of
+ *                 the sink's name: any bytes (an EDID's are), for clients
+ *                 to cope with
  * SIGUSR1 withdraws the protocol (lg_link_protocol_destroy) while running.
  */
 #include <getopt.h>
@@ -26,6 +29,7 @@
 #include <wlr/render/pixman.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/util/log.h>
+#include <linkguard/backend.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <linkguard/protocol.h>
@@ -40,6 +44,7 @@ struct host {
 	struct lg_sim *sim;
 	struct lg_link_protocol *protocol;
 	bool allow_retry;
+	const char *description; // NULL: the sim's
 	struct wl_client *sandboxed; // NULL once gone
 	struct wl_listener sandboxed_destroy;
 	struct wl_listener new_output;
@@ -63,6 +68,12 @@ static void handle_new_output(struct wl_listener *listener, void *data) {
 	struct host *host = wl_container_of(listener, host, new_output);
 	struct wlr_output *output = data;
 	wlr_output_init_render(output, host->allocator, host->renderer);
+	struct lg_connector *conn =
+		lg_manager_connector_from_output(host->manager, output);
+	if (host->description != NULL && conn != NULL) {
+		// After the sim named the sink, before the first commit.
+		lg_connector_set_description(conn, host->description);
+	}
 	struct wlr_output_state state;
 	wlr_output_state_init(&state);
 	wlr_output_state_set_enabled(&state, true);
@@ -126,6 +137,7 @@ int main(int argc, char *argv[]) {
 		{ "allow-retry", no_argument, NULL, 'r' },
 		{ "settle-ms", required_argument, NULL, 'm' },
 		{ "sandboxed", required_argument, NULL, 'x' },
+		{ "description", required_argument, NULL, 'd' },
 		{ 0 },
 	};
 	const char *scenario = NULL, *sandboxed_cmd = NULL;
@@ -147,13 +159,16 @@ int main(int argc, char *argv[]) {
 		case 'x':
 			sandboxed_cmd = optarg;
 			break;
+		case 'd':
+			host.description = optarg;
+			break;
 		default:
 			return EXIT_FAILURE;
 		}
 	}
 	if (scenario == NULL) {
 		fprintf(stderr, "usage: %s --sim SCENARIO [--allow-retry] "
-			"[--settle-ms MS] [--sandboxed CMD]\n", argv[0]);
+			"[--settle-ms MS] [--sandboxed CMD] [--description TEXT]\n", argv[0]);
 		return EXIT_FAILURE;
 	}
 	setvbuf(stderr, NULL, _IOLBF, 0);

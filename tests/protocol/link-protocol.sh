@@ -9,8 +9,9 @@
 #
 #   link-protocol.sh TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR
 #
-# TEST is one of: events, linkctl-list, linkctl-watch, retry, misuse,
-# security. Each starts its own compositor in a private XDG_RUNTIME_DIR.
+# TEST is one of: events, versions, skipped, linkctl-list, linkctl-watch,
+# linkctl-text, retry, misuse, security. Each starts its own compositor in a private
+# XDG_RUNTIME_DIR (and XDG_STATE_HOME).
 set -u
 
 test_name=${1:?usage: $0 TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR}
@@ -122,6 +123,109 @@ PY
 	stop_host
 }
 
+# Version 1 clients see exactly what they saw before version 2: a version
+# 1 and a version 2 client watch the same failure; the version 2 stream
+# without its skipped-mode events (and the batches that held only those)
+# is the version 1 stream, event for event, batch for batch.
+test_versions() {
+	start_host drop-to-hbr-late.scn
+	since=$(date +%s)
+	timeout 15 "$probe" --version 1 events 7 >"$dir/v1.txt" &
+	v1_pid=$!
+	timeout 15 "$probe" --version 2 events 7 >"$dir/v2.txt" ||
+		fail "version 2 probe failed"
+	wait "$v1_pid" || fail "version 1 probe failed"
+	until=$(date +%s)
+	python3 - "$dir/v1.txt" "$dir/v2.txt" "$since" "$until" <<'PY' ||
+import sys
+def batches(path):
+    out, cur = [], []
+    for line in open(path):
+        e = line.split()
+        if e == ["done"]:
+            out.append(cur); cur = []
+        else:
+            cur.append(e)
+    assert cur == [], "events after the last done in %s: %r" % (path, cur)
+    return out
+v1, v2 = batches(sys.argv[1]), batches(sys.argv[2])
+since, until = int(sys.argv[3]), int(sys.argv[4])
+for v, b in ((1, v1), (2, v2)):
+    assert ["c0", "state", "0"] in b[0], "version %d bound after the drop: %r" % (v, b[0])
+assert len(v1) >= 5, "too few batches: %r" % v1
+skipped = lambda e: len(e) > 1 and e[1].startswith("skipped_mode")
+assert not any(skipped(e) for b in v1 for e in b), "version 1 got skipped modes"
+# Version 2: the initial batch says nothing is skipped; after the drop 4K60
+# is, since it failed a moment ago.
+assert ["c0", "skipped_modes_reset"] in v2[0], v2[0]
+assert not any(e[1] == "skipped_mode" for e in v2[0] if len(e) > 1), v2[0]
+lists = [[e for e in b if skipped(e)] for b in v2]
+lists = [l for l in lists if l]
+assert len(lists) == 2, "skipped lists sent: %r" % lists
+last = lists[-1]
+assert last[0] == ["c0", "skipped_modes_reset"] and len(last) == 2, last
+mode = last[1]
+assert mode[1:5] == ["skipped_mode", "3840", "2160", "60000"], mode
+assert since <= int(mode[5]) <= until, "last failed %s not in [%d, %d]" % (mode[5], since, until)
+stripped = [[e for e in b if not skipped(e)] for b in v2]
+stripped = [b for b, orig in zip(stripped, v2) if b or not orig]
+assert stripped == v1, "version 2 minus skipped modes differs from version 1:\n%r\n%r" % (stripped, v1)
+print("ok: %d batches for version 1; version 2 the same plus the skipped modes (%d batches)" % (len(v1), len(v2)))
+PY
+		fail "versions differ: v1 $(cat "$dir/v1.txt") v2 $(cat "$dir/v2.txt")"
+	stop_host
+}
+
+# A monitor whose 4K60 failed at 2 starts in a row (the store says so) is
+# started at 4K30; linkctl shows the skipped mode with when it last failed
+# and how to try it; a retry does, the link holds, and the store forgets it.
+test_skipped() {
+	mkdir -p "$XDG_STATE_HOME/linkguard"
+	printf '%s\n' '# linkguard known-bad modes v2' \
+		'DP-1 4k60 3840x2160@60000/533250 2 1700000000 0' \
+		>"$XDG_STATE_HOME/linkguard/known-bad"
+	start_host steady.scn --allow-retry
+	wait_for_log 'DP-1: skipping 3840x2160@60\.000: it failed at 2 start' 10
+	wait_degraded
+	python3 - "$dir/list.json" <<'PY' || fail "linkctl --json wrong: $(cat "$dir/list.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["connectors"][0]
+assert c["current_mode"] == {"width": 3840, "height": 2160, "refresh_mhz": 30000}, c
+assert c["requested_mode"] == {"width": 3840, "height": 2160, "refresh_mhz": 60000}, c
+assert c["skipped_modes"] == [{"width": 3840, "height": 2160, "refresh_mhz": 60000,
+    "last_failed": 1700000000, "requested": True}], c["skipped_modes"]
+PY
+	ok "linkctl --json: 4K60 skipped, last failed at 1700000000, the requested mode"
+	timeout 5 "$linkctl" >"$dir/list.txt" || fail "linkctl failed"
+	when=$(date -d @1700000000 '+%Y-%m-%d %H:%M:%S')
+	grep -qxF '  Skipped modes:' "$dir/list.txt" ||
+		fail "no skipped modes: $(cat "$dir/list.txt")"
+	grep -qxF "    3840x2160 px, 60.000 Hz, last failed $when; try it now: linkctl retry DP-1" \
+		"$dir/list.txt" || fail "skipped mode line wrong: $(cat "$dir/list.txt")"
+	ok "linkctl: the skipped mode, when it last failed, and the command that tries it"
+	cat "$dir/list.txt"
+
+	timeout 5 "$probe" --version 1 events 0.3 >"$dir/v1.txt" || fail "v1 probe failed"
+	! grep -q skipped "$dir/v1.txt" || fail "a version 1 client was told skipped modes"
+	ok "a version 1 client is not told"
+
+	run_status st timeout 10 "$linkctl" retry DP-1
+	[ "$st" -eq 0 ] || fail "retry of the skipped mode: exit $st, want 0"
+	timeout 5 "$linkctl" --json >"$dir/list.json" || fail "linkctl --json failed"
+	python3 - "$dir/list.json" <<'PY' || fail "after the retry: $(cat "$dir/list.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["connectors"][0]
+assert c["state"] == "good", c["state"]
+assert c["current_mode"] == {"width": 3840, "height": 2160, "refresh_mhz": 60000}, c
+assert c["skipped_modes"] == [], c["skipped_modes"]
+PY
+	ok "linkctl retry tried the skipped mode; it held and is no longer skipped"
+	stop_host
+	[ "$(cat "$XDG_STATE_HOME/linkguard/known-bad")" = '# linkguard known-bad modes v2' ] ||
+		fail "the store still lists: $(cat "$XDG_STATE_HOME/linkguard/known-bad")"
+	ok "the store forgot it"
+}
+
 test_linkctl_list() {
 	start_host drop-to-hbr.scn
 	wait_degraded
@@ -147,6 +251,9 @@ assert f["from"] == {"width": 3840, "height": 2160, "refresh_mhz": 60000}, f
 assert f["to"] == {"width": 3840, "height": 2160, "refresh_mhz": 30000}, f
 assert f["time"] > 0
 assert isinstance(c["description"], (str, type(None)))
+s = c["skipped_modes"]
+assert [(m["width"], m["height"], m["refresh_mhz"], m["requested"]) for m in s] == [(3840, 2160, 60000, True)], s
+assert s[0]["last_failed"] > 1600000000, s
 PY
 	ok "linkctl --json: DP-1 degraded at 4K30, requested 4K60, fallback mode-pruned"
 
@@ -201,6 +308,11 @@ assert f["reason"] == "mode-pruned" and f["from"]["refresh_mhz"] == 60000 and f[
 assert ("link_status", "bad") in order[:first_bad + 1], "link_status bad not before state bad"
 cm = [i for i, e in enumerate(events) if e["event"] == "current_mode" and e["value"] and e["value"]["refresh_mhz"] == 30000]
 assert cm and i_bad < cm[0] < i_re, "current_mode 4K30 not between bad and retraining"
+assert events[0]["state"]["skipped_modes"] == [], events[0]
+sk = [i for i, e in enumerate(events) if e["event"] == "skipped_modes"]
+assert len(sk) == 1 and i_re < sk[0] < i_deg, (sk, i_re, i_deg)
+v = events[sk[0]]["value"]
+assert [(m["width"], m["height"], m["refresh_mhz"]) for m in v] == [(3840, 2160, 60000)], v
 print("ok: watch --json: %d events in order" % len(events))
 PY
 	grep -Eq '^[0-9]+\.[0-9]{6} DP-1 state bad$' "$dir/watch.txt" || fail "human watch: $(cat "$dir/watch.txt")"
@@ -208,6 +320,46 @@ PY
 		fail "human watch lacks the fallback: $(cat "$dir/watch.txt")"
 	ok "watch (human): one line per event with a timestamp"
 	cat "$dir/watch.txt"
+	stop_host
+}
+
+# A monitor description that is not all UTF-8 (an EDID's bytes, relayed):
+# linkctl --json must still print valid JSON, with every byte that is not
+# UTF-8 and every control character as U+FFFD and the rest (quotes,
+# backslashes, slashes, non-ASCII) as sent; the text listing and watch must
+# not pass control characters (ESC) to the terminal.
+test_linkctl_text() {
+	weird=$(printf 'Caf\303\251 "27\\" \377\376 x/y\tz\033[31m \342\202\254 \355\240\200 \300\257 end')
+	start_host steady.scn --description "$weird"
+	"$linkctl" watch --json >"$dir/watch.jsonl" 2>"$dir/watch.err" &
+	watch_pid=$!
+	sleep 0.5
+	timeout 5 "$linkctl" --json >"$dir/list.json" 2>"$dir/list.err" ||
+		fail "linkctl --json failed: $(cat "$dir/list.err")"
+	timeout 5 "$linkctl" >"$dir/list.txt" || fail "linkctl failed"
+	kill -INT "$watch_pid"
+	wait "$watch_pid" || fail "watch --json did not exit 0"
+	python3 - "$dir/list.json" "$dir/watch.jsonl" <<'PY' || fail "linkctl --json: $(od -c "$dir/list.json" | head -20)"
+import json, sys
+# Strict: the bytes must be UTF-8, the text JSON.
+doc = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+want = 'Caf\u00e9 "27\\" \ufffd\ufffd x/y\ufffdz\ufffd[31m \u20ac \ufffd\ufffd\ufffd \ufffd\ufffd end'
+got = doc["connectors"][0]["description"]
+assert got == want, "description %r, want %r" % (got, want)
+last = None
+for line in open(sys.argv[2], "rb").read().decode("utf-8").splitlines():
+    e = json.loads(line)
+    if e["event"] == "added":
+        last = e["state"]["description"]
+    elif e["event"] == "description":
+        last = e["value"]
+assert last == want, "watch --json: description %r" % last
+print("ok: description %s" % json.dumps(got))
+PY
+	! grep -q "$(printf '\033')" "$dir/list.txt" || fail "linkctl printed an ESC"
+	grep -qF "DP-1 \"Café \"27\\\" " "$dir/list.txt" ||
+		fail "the text listing lacks the description: $(cat "$dir/list.txt")"
+	ok "linkctl: a description that is not all UTF-8 makes valid JSON and a safe listing"
 	stop_host
 }
 
@@ -303,8 +455,11 @@ test_security() {
 
 case $test_name in
 events) use_example; test_events ;;
+versions) use_example; test_versions ;;
+skipped) use_example; test_skipped ;;
 linkctl-list) use_example; test_linkctl_list ;;
 linkctl-watch) use_example; test_linkctl_watch ;;
+linkctl-text) use_host; test_linkctl_text ;;
 retry) use_host; test_retry ;;
 misuse) use_host; test_misuse ;;
 security) use_host; test_security ;;

@@ -3,6 +3,8 @@
  * prints events as they arrive, or misbehaves on purpose and checks the
  * compositor's answer. Exit 0 when the expectation held.
  *
+ *   lg-link-probe [--version N] MODE [ARG]   binds version N (default 1)
+ *
  *   lg-link-probe events SECONDS     print every event for SECONDS
  *   lg-link-probe stop-twice         expect error already_stopped
  *   lg-link-probe retry-twice NAME   expect error retry_pending
@@ -37,6 +39,7 @@ struct probe {
 	bool done, finished;
 	bool overflow; // a connector beyond MAX_CONNECTORS was announced
 	const char *answer;
+	uint32_t version; // to bind
 };
 
 static int index_of(struct probe *probe, struct zlg_link_connector_v1 *proxy) {
@@ -115,6 +118,16 @@ static void on_connector_finished(void *data, struct zlg_link_connector_v1 *prox
 	EVENT("finished");
 }
 
+static void on_skipped_reset(void *data, struct zlg_link_connector_v1 *proxy) {
+	EVENT("skipped_modes_reset");
+}
+
+static void on_skipped(void *data, struct zlg_link_connector_v1 *proxy,
+		int32_t w, int32_t h, int32_t r, uint32_t sec_hi, uint32_t sec_lo) {
+	EVENT("skipped_mode %d %d %d %llu", w, h, r,
+		((unsigned long long)sec_hi << 32) | sec_lo);
+}
+
 static const struct zlg_link_connector_v1_listener connector_listener = {
 	.name = on_name,
 	.description = on_description,
@@ -128,6 +141,8 @@ static const struct zlg_link_connector_v1_listener connector_listener = {
 	.link_params = on_link_params,
 	.fallback = on_fallback,
 	.finished = on_connector_finished,
+	.skipped_modes_reset = on_skipped_reset,
+	.skipped_mode = on_skipped,
 };
 
 static void on_connector(void *data, struct zlg_link_manager_v1 *manager,
@@ -170,7 +185,8 @@ static void on_global(void *data, struct wl_registry *registry, uint32_t name,
 	if (strcmp(interface, zlg_link_manager_v1_interface.name) == 0 &&
 			probe->manager == NULL) {
 		probe->manager = wl_registry_bind(registry, name,
-			&zlg_link_manager_v1_interface, 1);
+			&zlg_link_manager_v1_interface,
+			probe->version < version ? probe->version : version);
 	}
 }
 
@@ -378,10 +394,15 @@ static void probe_finish(struct probe *probe) {
 }
 
 int main(int argc, char *argv[]) {
-	if (argc < 2) {
-		return fail("usage: lg-link-probe MODE [ARG]");
+	struct probe probe = { .version = 1 };
+	if (argc > 2 && strcmp(argv[1], "--version") == 0) {
+		probe.version = (uint32_t)atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
 	}
-	struct probe probe = {0};
+	if (argc < 2 || probe.version < 1) {
+		return fail("usage: lg-link-probe [--version N] MODE [ARG]");
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	probe.display = wl_display_connect(NULL);
 	if (probe.display == NULL) {

@@ -12,12 +12,12 @@
  * LINKGUARD_SOAK_EVENTS (default 10000) and LINKGUARD_SOAK_SEED change the
  * run; a failure prints the seed.
  */
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <json-c/json.h>
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include <core/connector.h>
@@ -129,21 +129,37 @@ static void tick(void *data) {
 }
 
 /* What `linkctl --json` says of name: state and current mode. */
+static int32_t int_member(struct json_object *obj, const char *key) {
+	struct json_object *value;
+	return json_object_object_get_ex(obj, key, &value) ?
+		json_object_get_int(value) : -1;
+}
+
+/* name's state and current mode in linkctl --json's document. */
 static bool client_view(const char *json, const char *name, char *state,
 		size_t size, int32_t *width, int32_t *height, int32_t *refresh) {
-	char key[32];
-	snprintf(key, sizeof(key), "{\"name\": \"%s\"", name);
-	const char *at = strstr(json, key);
-	const char *st = at != NULL ? strstr(at, "\"state\": \"") : NULL;
-	const char *cur = at != NULL ? strstr(at, "\"current_mode\": ") : NULL;
-	if (st == NULL || cur == NULL) {
+	struct json_object *doc = json_tokener_parse(json), *connectors, *mode;
+	bool found = false;
+	if (doc == NULL || !json_object_object_get_ex(doc, "connectors", &connectors)) {
+		json_object_put(doc);
 		return false;
 	}
-	st += strlen("\"state\": \"");
-	size_t len = strcspn(st, "\"");
-	snprintf(state, size, "%.*s", (int)len, st);
-	return sscanf(cur, "\"current_mode\": {\"width\": %" SCNd32 ", \"height\": %"
-		SCNd32 ", \"refresh_mhz\": %" SCNd32, width, height, refresh) == 3;
+	for (size_t i = 0; i < json_object_array_length(connectors) && !found; i++) {
+		struct json_object *c = json_object_array_get_idx(connectors, i), *v;
+		if (!json_object_object_get_ex(c, "name", &v) ||
+				strcmp(json_object_get_string(v), name) != 0 ||
+				!json_object_object_get_ex(c, "state", &v) ||
+				!json_object_object_get_ex(c, "current_mode", &mode)) {
+			continue;
+		}
+		snprintf(state, size, "%s", json_object_get_string(v));
+		*width = int_member(mode, "width");
+		*height = int_member(mode, "height");
+		*refresh = int_member(mode, "refresh_mhz");
+		found = true;
+	}
+	json_object_put(doc);
+	return found;
 }
 
 static int env_int(const char *name, int fallback) {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <linkguard/log.h>
 #include "linkguard-link-v1-protocol.h"
-#include <core/protocol.h>
+#include <protocol/server.h>
 
 /*
  * zlg_link_retry_v1: one retry and its one answer. A retry the core

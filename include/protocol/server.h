@@ -1,8 +1,8 @@
-#ifndef CORE_PROTOCOL_H
-#define CORE_PROTOCOL_H
+#ifndef PROTOCOL_SERVER_H
+#define PROTOCOL_SERVER_H
 
 /*
- * Private to the linkguard-link-v1 server (protocol_*.c). Ownership:
+ * Private to the linkguard-link-v1 server (protocol/server/). Ownership:
  * lg_link_protocol owns one link_connector per lg_connector; every protocol
  * object's state is owned by its wl_resource and freed in its destroy
  * handler. An object whose backing state is gone is inert: its pointers are
@@ -11,6 +11,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <wayland-server-core.h>
 #include <linkguard/connector.h>
 #include <linkguard/protocol.h>
@@ -37,6 +38,12 @@ struct link_manager_client {
 	struct wl_list connectors; // connector_resource.manager_link
 };
 
+/* A mode the compositor skips on a connector (version 2). */
+struct link_skipped_mode {
+	struct lg_mode mode;
+	int64_t last_failed; // seconds since the epoch, 0 unknown
+};
+
 /* What clients were last told about a connector. */
 struct link_snapshot {
 	char *description;
@@ -47,6 +54,8 @@ struct link_snapshot {
 	struct lg_mode requested, current;
 	struct lg_link_params link_params;
 	struct lg_mode_list modes;
+	struct link_skipped_mode *skipped; // conn->known_bad, with times
+	size_t n_skipped;
 };
 
 /* The server's side of one lg_connector, shared by all its resources. */
@@ -70,7 +79,7 @@ struct connector_resource {
 	struct wl_list manager_link; // link_manager_client.connectors
 };
 
-/* protocol_connector.c */
+/* connector.c */
 struct link_connector *link_connector_create(struct lg_link_protocol *protocol,
 	struct lg_connector *conn);
 /* Sends finished to every resource, cancels the connector's retries. */
@@ -88,11 +97,12 @@ void link_connector_send_fallback(struct link_connector *connector,
 void connector_resource_make_inert(struct connector_resource *cr,
 	bool send_finished);
 
-/* protocol_snapshot.c */
+/* snapshot.c */
 void link_snapshot_finish(struct link_snapshot *snapshot);
 /*
  * Sends to resource every field of conn that differs from snapshot (every
- * field when full is set), without done. Returns whether anything was sent.
+ * field when full is set), without done; the fields of a later version only
+ * to resources of that version. Returns whether anything was sent.
  */
 bool link_snapshot_send(const struct link_snapshot *snapshot,
 	const struct lg_connector *conn, struct wl_resource *resource, bool full);
@@ -100,7 +110,7 @@ bool link_snapshot_send(const struct link_snapshot *snapshot,
 void link_snapshot_update(struct link_snapshot *snapshot,
 	const struct lg_connector *conn);
 
-/* protocol_retry.c */
+/* retry.c */
 void link_retry_create(struct connector_resource *cr, uint32_t id);
 /* Answers the committed retries of conn whose outcome is now known. */
 void link_retries_update(struct lg_link_protocol *protocol,

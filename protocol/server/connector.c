@@ -3,7 +3,7 @@
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include "linkguard-link-v1-protocol.h"
-#include <core/protocol.h>
+#include <protocol/server.h>
 
 /*
  * zlg_link_connector_v1: one object per (manager resource, lg_connector).

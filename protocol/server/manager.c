@@ -3,14 +3,14 @@
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include "linkguard-link-v1-protocol.h"
-#include <core/protocol.h>
+#include <protocol/server.h>
 
 /*
  * The zlg_link_manager_v1 global: announces connectors on bind and as they
  * appear, and owns the server's state for the protocol.
  */
 
-#define LINK_MANAGER_VERSION 1
+#define LINK_MANAGER_VERSION 2
 
 static const struct zlg_link_manager_v1_interface manager_impl;
 

@@ -1,7 +1,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "linkguard-link-v1-protocol.h"
-#include <core/protocol.h>
+#include <core/known_bad.h>
+#include <protocol/server.h>
 
 // The protocol's enums carry the core's values unchanged.
 _Static_assert(ZLG_LINK_CONNECTOR_V1_STATE_GOOD == (int)LG_LINK_GOOD &&
@@ -29,6 +30,9 @@ void link_snapshot_finish(struct link_snapshot *snapshot) {
 	free(snapshot->description);
 	snapshot->description = NULL;
 	lg_mode_list_finish(&snapshot->modes);
+	free(snapshot->skipped);
+	snapshot->skipped = NULL;
+	snapshot->n_skipped = 0;
 }
 
 static bool modes_equal(const struct lg_mode_list *a, const struct lg_mode_list *b) {
@@ -43,6 +47,22 @@ static bool modes_equal(const struct lg_mode_list *a, const struct lg_mode_list 
 		}
 	}
 	return true;
+}
+
+static bool skipped_changed(const struct link_snapshot *snapshot,
+		const struct lg_connector *conn) {
+	if (snapshot->n_skipped != conn->known_bad.len) {
+		return true;
+	}
+	for (size_t i = 0; i < snapshot->n_skipped; i++) {
+		const struct lg_mode *mode = &conn->known_bad.modes[i];
+		if (!lg_mode_same_timing(&snapshot->skipped[i].mode, mode) ||
+				snapshot->skipped[i].last_failed !=
+				known_bad_last_failed(conn, mode)) {
+			return true;
+		}
+	}
+	return false;
 }
 
 static bool mode_changed(bool had, const struct lg_mode *old, bool has,
@@ -77,6 +97,18 @@ static void send_mode_list(struct wl_resource *resource,
 		}
 		zlg_link_connector_v1_send_allowed_mode(resource, mode->width,
 			mode->height, mode->refresh_mhz, flags);
+	}
+}
+
+static void send_skipped_modes(struct wl_resource *resource,
+		const struct lg_connector *conn) {
+	zlg_link_connector_v1_send_skipped_modes_reset(resource);
+	for (size_t i = 0; i < conn->known_bad.len; i++) {
+		const struct lg_mode *mode = &conn->known_bad.modes[i];
+		uint64_t last = (uint64_t)known_bad_last_failed(conn, mode);
+		zlg_link_connector_v1_send_skipped_mode(resource, mode->width,
+			mode->height, mode->refresh_mhz, (uint32_t)(last >> 32),
+			(uint32_t)last);
 	}
 }
 
@@ -141,7 +173,34 @@ bool link_snapshot_send(const struct link_snapshot *snapshot,
 			conn->has_link_params ? conn->link_params.rate_mbps : 0);
 		sent = true;
 	}
+	// Version 1 clients see exactly what they saw before version 2.
+	if (wl_resource_get_version(resource) >=
+			ZLG_LINK_CONNECTOR_V1_SKIPPED_MODES_RESET_SINCE_VERSION &&
+			(full || skipped_changed(snapshot, conn))) {
+		send_skipped_modes(resource, conn);
+		sent = true;
+	}
 	return sent;
+}
+
+/* Out of memory the old list stays, and differs: the next batch sends it again. */
+static void update_skipped(struct link_snapshot *snapshot,
+		const struct lg_connector *conn) {
+	size_t n = conn->known_bad.len;
+	struct link_skipped_mode *skipped = realloc(snapshot->skipped,
+		(n > 0 ? n : 1) * sizeof(*skipped));
+	if (skipped == NULL) {
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct lg_mode *mode = &conn->known_bad.modes[i];
+		skipped[i] = (struct link_skipped_mode){
+			.mode = *mode,
+			.last_failed = known_bad_last_failed(conn, mode),
+		};
+	}
+	snapshot->skipped = skipped;
+	snapshot->n_skipped = n;
 }
 
 void link_snapshot_update(struct link_snapshot *snapshot,
@@ -166,5 +225,8 @@ void link_snapshot_update(struct link_snapshot *snapshot,
 	if (!modes_equal(&snapshot->modes, &conn->modes)) {
 		lg_mode_list_clear(&snapshot->modes);
 		lg_mode_list_copy(&snapshot->modes, &conn->modes);
+	}
+	if (skipped_changed(snapshot, conn)) {
+		update_skipped(snapshot, conn);
 	}
 }

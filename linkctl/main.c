@@ -1,0 +1,80 @@
+/*
+ * linkctl: shows and follows the DisplayPort link state a compositor reports
+ * through linkguard-link-v1, and asks it to retry a connector's mode.
+ *
+ *   linkctl [--json]             list connectors
+ *   linkctl watch [--json]       one line per change until SIGINT
+ *   linkctl retry NAME           try NAME's requested mode again
+ *
+ * Exit status: 0 success (retry: succeeded); 1 retry failed; 2 usage;
+ * 3 retry denied; 4 no such connector; 5 the compositor lacks the protocol;
+ * 6 retry cancelled; 7 cannot connect, or the connection was lost.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wayland-client.h>
+#include "linkctl.h"
+
+static const char usage[] =
+	"usage: linkctl [--json]            list connectors and their link state\n"
+	"       linkctl watch [--json]      print every change until interrupted\n"
+	"       linkctl retry NAME          try NAME's requested mode again\n"
+	"       linkctl --help\n"
+	"\n"
+	"Exit status: 0 ok (retry succeeded), 1 retry failed, 2 usage,\n"
+	"3 retry denied, 4 no such connector, 5 no linkguard-link-v1 in the\n"
+	"compositor, 6 retry cancelled, 7 cannot connect or connection lost.\n";
+
+static int list(struct linkctl *ctl) {
+	if (ctl->json) {
+		return json_print_list(ctl) ? EXIT_OK : EXIT_FAILURE;
+	}
+	for (struct connector *c = ctl->connectors; c != NULL; c = c->next) {
+		text_print_connector(c);
+	}
+	return EXIT_OK;
+}
+
+int main(int argc, char *argv[]) {
+	struct linkctl ctl = { .retry_answer = -1 };
+	const char *command = "list", *retry_name = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0) {
+			ctl.json = true;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(usage, stdout);
+			return EXIT_OK;
+		} else if (strcmp(command, "list") == 0 && (strcmp(argv[i], "list") == 0 ||
+				strcmp(argv[i], "watch") == 0 || strcmp(argv[i], "retry") == 0)) {
+			command = argv[i];
+		} else if (strcmp(command, "retry") == 0 && retry_name == NULL) {
+			retry_name = argv[i];
+		} else {
+			fputs(usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if ((strcmp(command, "retry") == 0) != (retry_name != NULL)) {
+		fputs(usage, stderr);
+		return EXIT_USAGE;
+	}
+	ctl.watching = strcmp(command, "watch") == 0;
+
+	ctl.display = wl_display_connect(NULL);
+	if (ctl.display == NULL) {
+		fprintf(stderr, "linkctl: cannot connect to a Wayland compositor\n");
+		return EXIT_CONNECTION;
+	}
+	int status = linkctl_connect(&ctl);
+	if (status == EXIT_OK) {
+		status = ctl.watching ? linkctl_watch(&ctl) :
+			retry_name != NULL ? linkctl_retry(&ctl, retry_name) : list(&ctl);
+	}
+	if (ctl.out_of_memory) {
+		fprintf(stderr, "linkctl: out of memory\n");
+		status = EXIT_FAILURE;
+	}
+	linkctl_finish(&ctl);
+	return status;
+}

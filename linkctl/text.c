@@ -1,0 +1,162 @@
+/*
+ * The human format, in the spirit of wlr-randr: one block per connector,
+ * and one line per change for watch.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+#include "linkguard-link-v1-client-protocol.h"
+#include "linkctl.h"
+
+static const char *format_mode(const struct mode *mode, char *buf, size_t size) {
+	if (mode_is_none(mode)) {
+		snprintf(buf, size, "none");
+	} else {
+		snprintf(buf, size, "%" PRId32 "x%" PRId32 " px, %.3f Hz",
+			mode->width, mode->height, mode->refresh_mhz / 1000.0);
+	}
+	return buf;
+}
+
+/* Local time, e.g. "2025-06-01 14:03:07", or "an unknown time". */
+static const char *format_wall_time(uint64_t sec, char *buf, size_t size) {
+	time_t t = (time_t)sec;
+	struct tm tm;
+	if (sec == 0 || localtime_r(&t, &tm) == NULL ||
+			strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0) {
+		snprintf(buf, size, "an unknown time");
+	}
+	return buf;
+}
+
+static void print_fallback(const struct fallback *fallback) {
+	char from[64], to[64];
+	printf("%s -> %s (%s) at %" PRIu64 ".%03" PRIu32 " s",
+		format_mode(&fallback->from, from, sizeof(from)),
+		format_mode(&fallback->to, to, sizeof(to)),
+		reason_name(fallback->reason), fallback->sec,
+		fallback->nsec / 1000000);
+}
+
+/*
+ * One skipped mode and how to try it now: a retry tries the requested
+ * mode, a replug every mode.
+ */
+static void print_skipped(const struct connector *conn,
+		const struct skipped_mode *skipped) {
+	char mode[64], when[64];
+	printf("%s, last failed %s; ",
+		format_mode(&skipped->mode, mode, sizeof(mode)),
+		format_wall_time(skipped->last_failed, when, sizeof(when)));
+	if (mode_is_requested(&conn->current, &skipped->mode)) {
+		printf("try it now: linkctl retry %s", conn->name);
+	} else {
+		printf("tried again after a replug");
+	}
+}
+
+static void print_link(const struct link_state *state) {
+	if (state->lanes != 0) {
+		printf("%" PRIu32 " lanes at %" PRIu32 " Mbit/s", state->lanes,
+			state->rate_mbps);
+	} else {
+		printf("unknown");
+	}
+}
+
+void text_print_connector(const struct connector *conn) {
+	const struct link_state *state = &conn->current;
+	char buf[64];
+	printf("%s", conn->name);
+	if (state->description != NULL) {
+		printf(" \"%s\"", state->description);
+	}
+	printf("\n  Connected: %s\n", state->connected ? "yes" : "no");
+	printf("  Link status: %s\n", link_status_name(state->link_status));
+	printf("  State: %s\n", state_name(state->state));
+	printf("  Current mode: %s\n", format_mode(&state->current, buf, sizeof(buf)));
+	printf("  Requested mode: %s\n",
+		format_mode(&state->requested, buf, sizeof(buf)));
+	printf("  Link: ");
+	print_link(state);
+	printf("\n  Last fallback: ");
+	if (state->has_fallback) {
+		print_fallback(&state->fallback);
+	} else {
+		printf("none");
+	}
+	if (state->has_skipped) {
+		printf("\n  Skipped modes:%s", state->n_skipped == 0 ? " none" : "");
+		for (size_t i = 0; i < state->n_skipped; i++) {
+			printf("\n    ");
+			print_skipped(conn, &state->skipped[i]);
+		}
+	}
+	printf("\n  Allowed modes:\n");
+	for (size_t i = 0; i < state->n_modes; i++) {
+		const struct mode *mode = &state->modes[i];
+		printf("    %s%s\n", format_mode(mode, buf, sizeof(buf)),
+			(mode->flags & ZLG_LINK_CONNECTOR_V1_MODE_FLAGS_PREFERRED) ?
+			" (preferred)" : "");
+	}
+}
+
+static void print_added(const struct link_state *state) {
+	char current[64], requested[64];
+	printf(" %s, link-status %s, state %s, current %s, requested %s",
+		state->connected ? "connected" : "disconnected",
+		link_status_name(state->link_status), state_name(state->state),
+		format_mode(&state->current, current, sizeof(current)),
+		format_mode(&state->requested, requested, sizeof(requested)));
+}
+
+void text_print_change(double now, const struct connector *conn,
+		enum change change) {
+	const struct link_state *state = &conn->current;
+	char buf[64];
+	printf("%.6f %s %s", now, conn->name, change_name(change));
+	switch (change) {
+	case CHANGE_DESCRIPTION:
+		printf(" %s", state->description != NULL ? state->description : "");
+		break;
+	case CHANGE_CONNECTION:
+		printf(" %s", state->connected ? "connected" : "disconnected");
+		break;
+	case CHANGE_LINK_STATUS:
+		printf(" %s", link_status_name(state->link_status));
+		break;
+	case CHANGE_STATE:
+		printf(" %s", state_name(state->state));
+		break;
+	case CHANGE_REQUESTED:
+		printf(" %s", format_mode(&state->requested, buf, sizeof(buf)));
+		break;
+	case CHANGE_CURRENT:
+		printf(" %s", format_mode(&state->current, buf, sizeof(buf)));
+		break;
+	case CHANGE_MODES:
+		printf(" %zu modes", state->n_modes);
+		break;
+	case CHANGE_LINK:
+		putchar(' ');
+		print_link(state);
+		break;
+	case CHANGE_FALLBACK:
+		putchar(' ');
+		print_fallback(&state->fallback);
+		break;
+	case CHANGE_SKIPPED:
+		printf(" %zu", state->n_skipped);
+		for (size_t i = 0; i < state->n_skipped; i++) {
+			printf(i == 0 ? ": " : "; ");
+			print_skipped(conn, &state->skipped[i]);
+		}
+		break;
+	case CHANGE_ADDED:
+		print_added(state);
+		break;
+	case CHANGE_REMOVED:
+		break;
+	}
+	putchar('\n');
+}

@@ -1,0 +1,100 @@
+/*
+ * linkctl watch: one line per change, stamped with CLOCK_MONOTONIC when the
+ * batch's done arrived (the changes of one batch share it), until SIGINT or
+ * SIGTERM.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <wayland-client.h>
+#include "linkctl.h"
+
+const char *change_name(enum change change) {
+	switch (change) {
+	case CHANGE_DESCRIPTION:
+		return "description";
+	case CHANGE_CONNECTION:
+		return "connection";
+	case CHANGE_LINK_STATUS:
+		return "link_status";
+	case CHANGE_STATE:
+		return "state";
+	case CHANGE_REQUESTED:
+		return "requested_mode";
+	case CHANGE_CURRENT:
+		return "current_mode";
+	case CHANGE_MODES:
+		return "allowed_modes";
+	case CHANGE_LINK:
+		return "link";
+	case CHANGE_FALLBACK:
+		return "fallback";
+	case CHANGE_SKIPPED:
+		return "skipped_modes";
+	case CHANGE_ADDED:
+		return "added";
+	case CHANGE_REMOVED:
+		return "removed";
+	}
+	return "unknown";
+}
+
+void watch_report(struct linkctl *ctl, double now, const struct connector *conn,
+		uint32_t changes) {
+	// In enum change's order: the fields, then added or removed.
+	for (uint32_t change = 1; change <= CHANGE_REMOVED; change <<= 1) {
+		if (!(changes & change)) {
+			continue;
+		}
+		if (!ctl->json) {
+			text_print_change(now, conn, change);
+		} else if (!json_print_change(now, conn, change)) {
+			ctl->out_of_memory = true;
+		}
+	}
+}
+
+static void handle_signal(int signal_number) {
+	linkctl_interrupted = 1;
+}
+
+int linkctl_watch(struct linkctl *ctl) {
+	struct sigaction action = { .sa_handler = handle_signal };
+	sigemptyset(&action.sa_mask);
+	sigaction(SIGINT, &action, NULL);
+	sigaction(SIGTERM, &action, NULL);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	while (!linkctl_interrupted && !ctl->out_of_memory) {
+		while (wl_display_prepare_read(ctl->display) != 0) {
+			wl_display_dispatch_pending(ctl->display);
+		}
+		if (wl_display_flush(ctl->display) < 0 && errno != EAGAIN) {
+			wl_display_cancel_read(ctl->display);
+			break;
+		}
+		struct pollfd pfd = { .fd = wl_display_get_fd(ctl->display),
+			.events = POLLIN };
+		if (poll(&pfd, 1, -1) < 0) {
+			wl_display_cancel_read(ctl->display);
+			if (errno == EINTR) {
+				continue;
+			}
+			break;
+		}
+		if (wl_display_read_events(ctl->display) < 0 ||
+				wl_display_dispatch_pending(ctl->display) < 0) {
+			break;
+		}
+	}
+	if (ctl->out_of_memory) {
+		return EXIT_FAILURE;
+	}
+	if (linkctl_interrupted) {
+		return EXIT_OK;
+	}
+	fprintf(stderr, "linkctl: lost the compositor\n");
+	return EXIT_CONNECTION;
+}

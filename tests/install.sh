@@ -1,0 +1,49 @@
+#!/bin/sh
+# What `meson install` puts where: linkctl in bindir, the preload in
+# $libdir/linkguard/ (nothing links it), finding liblinkguard one directory
+# up without the loader's help, and the example compositor only when asked
+# for (-Dinstall-example=true).
+#
+#   install.sh BUILD_ROOT PREFIX BINDIR LIBDIR INSTALL_EXAMPLE
+set -u
+
+build=${1:?usage: $0 BUILD_ROOT PREFIX BINDIR LIBDIR INSTALL_EXAMPLE}
+prefix=$2 bindir=$3 libdir=$4 install_example=$5
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+dest=$(mktemp -d) || fail "mktemp failed"
+trap 'rm -rf "$dest"' EXIT
+# The build's own install, not the tests' environment.
+env -u LD_LIBRARY_PATH meson install -C "$build" --destdir "$dest" \
+	--no-rebuild --quiet >"$dest.log" 2>&1 ||
+	fail "meson install failed: $(cat "$dest.log")"
+rm -f "$dest.log"
+case $libdir in /*) ;; *) libdir=$prefix/$libdir ;; esac
+case $bindir in /*) ;; *) bindir=$prefix/$bindir ;; esac
+root=$dest$libdir
+
+[ -x "$dest$bindir/linkctl" ] || fail "no $bindir/linkctl"
+echo "ok: $bindir/linkctl"
+preload=$root/linkguard/liblinkguard-preload.so
+[ -f "$preload" ] || fail "no $libdir/linkguard/liblinkguard-preload.so: $(cd "$dest" && find . -name '*preload*')"
+[ ! -e "$root/liblinkguard-preload.so" ] || fail "the preload is also in $libdir"
+echo "ok: $libdir/linkguard/liblinkguard-preload.so, not in $libdir"
+
+# The installed preload finds the installed library, whatever the prefix.
+resolved=$(env -u LD_LIBRARY_PATH ldd "$preload" | sed -n 's/^\s*liblinkguard\.so[^ ]* => \([^ ]*\).*/\1/p')
+[ -n "$resolved" ] || fail "ldd does not resolve liblinkguard: $(ldd "$preload")"
+[ "$(realpath "$resolved")" = "$(realpath "$root"/liblinkguard.so.*.*.*)" ] ||
+	fail "the preload resolves liblinkguard to $resolved, not $root"
+echo "ok: it loads liblinkguard from $libdir (\$ORIGIN/..)"
+
+if [ "$install_example" = true ]; then
+	[ -x "$dest$bindir/linkguard-example" ] || fail "linkguard-example not installed"
+	echo "ok: linkguard-example installed (-Dinstall-example=true)"
+else
+	[ ! -e "$dest$bindir/linkguard-example" ] || fail "linkguard-example installed by default"
+	echo "ok: linkguard-example not installed (-Dinstall-example=false)"
+fi
