@@ -342,9 +342,9 @@ static void test_sink_swap_starts_afresh(void) {
 	check(harness_init(&h, NULL));
 	check(harness_run(&h,
 		"0 plug DP-1 4k60\n"
-		"300ms cable DP-1 hbr\n"
-		"800ms heal DP-1\n"
-		"900ms swap DP-1 1440p144\n", 200));
+		"1000ms cable DP-1 hbr\n" // after the first 4K frame, even under ASan
+		"1800ms heal DP-1\n"
+		"1900ms swap DP-1 1440p144\n", 300));
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
 	if (hc != NULL) {
 		check_int_eq(hc->conn->state, GOOD);
