@@ -34,14 +34,19 @@ LG_LOG_NAME=sway LG_LOG_LINES=40
 . "$(dirname "$0")/expect.sh"
 
 preload_fits "$preload" sway
-sway --version
-[ -z "${LG_SWAY_BUILTIN:-}" ] || echo "built in: $("$LG_SWAY_BUILTIN" --version)"
 
 export WLR_HEADLESS_OUTPUTS=0 LINKGUARD_SIM="$scenario"
 
 # Leaks at exit are sway's to answer for; linkguard's are checked in-process.
 runtimes=$(preload_runtimes)
 export ASAN_OPTIONS=detect_leaks=0
+
+sway --version || fail "sway does not run"
+if [ -n "${LG_SWAY_BUILTIN:-}" ]; then
+	builtin=$(LD_PRELOAD="$runtimes" "$LG_SWAY_BUILTIN" --version) ||
+		fail "$LG_SWAY_BUILTIN does not run"
+	echo "built in: $builtin"
+fi
 
 # outputs: "name WxH@mHz active" per output.
 outputs() {
