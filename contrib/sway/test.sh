@@ -35,7 +35,7 @@ start=$(date +%s)
 status=0
 sway=$("$here/build.sh" "$version" "$cache" "$build") || status=$?
 if [ $status -eq 77 ]; then
-	echo "SKIP: no sway $version tarball to patch (see above)"
+	echo "SKIP: no vendor directory with the sway $version tarball (see stderr)"
 	exit 77
 fi
 [ $status -eq 0 ] || { echo "FAIL: building sway $version with linkguard failed"; exit 1; }
