@@ -1,52 +1,85 @@
 #!/bin/sh
-# Builds sway 1.10.1 with contrib/sway/0001-linkguard.patch against a
-# linkguard build directory, from Debian's source package (apt-get source
-# sway: needs a deb-src line) or from an unpacked sway 1.10.1 tree.
+# Builds sway from its release tarball (found and checksum-verified by
+# scripts/vendor) with linkguard built in: contrib/sway/SERIES/0001-linkguard.patch,
+# compiled against a linkguard build directory (its uninstalled pkg-config
+# file). Without a linkguard build directory it builds sway as released:
+# the unmodified sway of the wlroots 0.19 leg, which Debian does not
+# package.
 #
-#   build.sh LINKGUARD_BUILD_DIR OUT_DIR [SWAY_SOURCE_DIR]
+#   build.sh VERSION CACHE_DIR [LINKGUARD_BUILD_DIR]
 #
-# Prints the patched sway binary's path. Exits 77 when no sway 1.10.1
-# source can be had: the caller says so, it does not pass. Rebuilds only
-# what the patch or linkguard changed.
+# VERSION is 1.10.1 (wlroots 0.18), 1.11 (0.19) or 1.12 (0.20); SERIES is
+# its major.minor. Prints the sway binary's path (swaymsg is built too).
+# Exits 77 when there is no vendor directory: the caller says so, it does
+# not pass.
+#
+# Each build is kept in CACHE_DIR, keyed by the tarball's checksum, the
+# patch and what sway compiles against: linkguard's version and public
+# headers. sway links liblinkguard dynamically, so the build serves every
+# linkguard build directory with those headers (plain or sanitized), and
+# the caller puts the one under test on LD_LIBRARY_PATH. Builds unused for
+# a day go.
 set -eu
 
-usage="usage: $0 LINKGUARD_BUILD_DIR OUT_DIR [SWAY_SOURCE_DIR]"
-linkguard=$(realpath "${1:?$usage}")
-out=${2:?$usage}
+usage="usage: $0 VERSION CACHE_DIR [LINKGUARD_BUILD_DIR]"
+version=${1:?$usage}
+cache=${2:?$usage}
+linkguard=${3:+$(realpath "$3")}
 here=$(cd "$(dirname "$0")" && pwd)
-patch=$here/0001-linkguard.patch
-mkdir -p "$out"
-out=$(realpath "$out")
+series=$(echo "$version" | cut -d. -f1,2)
 
-# The source, unpacked once per patch: a new patch starts from a clean tree.
-stamp=$(sha256sum "$patch" | cut -d' ' -f1)
-src=$out/src
-if [ "$(cat "$out/src.stamp" 2>/dev/null)" != "$stamp" ]; then
-	rm -rf "$src" "$out/build" "$out/src.stamp"
-	if [ -n "${3:-}" ]; then
-		cp -r "$3" "$src"
-	else
-		mkdir -p "$out/deb"
-		(cd "$out/deb" && apt-get -o APT::Sandbox::User=root source -q sway) >&2 || {
-			echo "build.sh: 'apt-get source sway' failed: no deb-src, or the archive serves no source packages" >&2
-			exit 77
-		}
-		mv "$out"/deb/sway-*/ "$src"
+status=0
+vendored=$("$here/../../scripts/vendor" "sway-$version.tar.xz") || status=$?
+[ $status -eq 0 ] || exit $status
+sum=${vendored%% *}
+tarball=${vendored#* }
+
+patch=
+key=$sum
+if [ -n "$linkguard" ]; then
+	patch=$here/$series/0001-linkguard.patch
+	[ -f "$patch" ] || { echo "build.sh: no patch for sway $series ($patch)" >&2; exit 1; }
+	export PKG_CONFIG_PATH="$linkguard/meson-uninstalled${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+	srcdir=$(pkg-config --variable=srcdir linkguard) ||
+		{ echo "build.sh: $linkguard is not a linkguard build directory" >&2; exit 1; }
+	key="$key $(sha256sum "$patch" | cut -d' ' -f1) $(pkg-config --modversion linkguard)
+$(cat "$srcdir"/include/linkguard/*.h)"
+fi
+out=$cache/sway-$version-$(printf '%s\n' "$key" | sha256sum | cut -c1-12)
+
+mkdir -p "$cache"
+# Another leg, or another checkout's run, may be building it right now.
+exec 9>"$out.lock"
+flock 9
+if [ ! -f "$out/done" ]; then
+	rm -rf "$out"
+	mkdir -p "$out/src"
+	tar -xJf "$tarball" -C "$out/src" --strip-components=1
+	if [ -n "$patch" ]; then
+		patch -d "$out/src" -p1 --quiet <"$patch" ||
+			{ echo "build.sh: $patch does not apply to sway $version" >&2; exit 1; }
 	fi
-	version=$(sed -n "s/^\tversion: '\([^']*\)'.*/\1/p" "$src/meson.build" | head -n 1)
-	[ "$version" = 1.10.1 ] ||
-		{ echo "build.sh: the patch is for sway 1.10.1, the source is $version" >&2; exit 77; }
-	patch -d "$src" -p1 --quiet <"$patch"
-	echo "$stamp" >"$out/src.stamp"
+	# Only what sway needs to run headless under the tests. Warnings
+	# are not errors: a newer compiler must not fail sway's own code. A
+	# sanitized liblinkguard leaves the sanitizer runtimes' symbols to
+	# the process (-Db_lundef=false): sway is not instrumented, whoever
+	# runs it with that library preloads the runtimes.
+	set -- -Dwerror=false -Dman-pages=disabled -Dtray=disabled \
+		-Dgdk-pixbuf=disabled -Dswaybar=false -Dswaynag=false \
+		-Ddefault-wallpaper=false -Dzsh-completions=false \
+		-Dbash-completions=false -Dfish-completions=false \
+		-Dc_link_args=-Wl,--allow-shlib-undefined
+	[ -z "$patch" ] || set -- "$@" -Dlinkguard=enabled
+	{
+		meson setup "$out/build" "$out/src" "$@" &&
+			ninja -j2 -C "$out/build"
+	} >"$out/build.log" 2>&1 || { tail -n 50 "$out/build.log" >&2; exit 1; }
 fi
+touch "$out/done"
 
-# linkguard as built, not installed: its uninstalled pkg-config file.
-if [ ! -f "$out/build/build.ninja" ]; then
-	PKG_CONFIG_PATH=$linkguard/meson-uninstalled meson setup "$out/build" "$src" \
-		-Dlinkguard=enabled -Dman-pages=disabled -Dswaybar=false \
-		-Dswaynag=false -Ddefault-wallpaper=false -Dzsh-completions=false \
-		-Dbash-completions=false -Dfish-completions=false >"$out/setup.log" 2>&1 ||
-		{ cat "$out/setup.log" >&2; exit 1; }
-fi
-ninja -C "$out/build" >"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+# Builds unused for a day (other headers, another patch) go, unless in use.
+find "$cache" -maxdepth 2 -path "$cache/sway-*/done" -mtime +0 | while read -r done; do
+	old=${done%/done}
+	flock -n "$old.lock" rm -rf "$old" || true
+done
 echo "$out/build/sway/sway"

@@ -1,12 +1,12 @@
 #!/bin/sh
-# tests/preload/sway.sh with sway 1.10.1 built from contrib/sway's patch
-# (build.sh) instead of the preload. Set LINKGUARD_SWAY_SOURCE to an unpacked
-# sway 1.10.1 tree to build from it instead of Debian's source package.
+# tests/preload/sway.sh with sway built with linkguard in (build.sh and the
+# patch of its series) instead of the preload: the sway release of the
+# wlroots this linkguard is built on, 1.10.1 on 0.18, 1.11 on 0.19, 1.12 on
+# 0.20, from its vendored release tarball.
 #
 #   test.sh LINKGUARD_BUILD_DIR PRELOAD LINKCTL SCENARIO TOPLEVEL
 #
-# Skips (77), saying why, where the patch cannot apply: linkguard built on
-# another wlroots than 0.18 (sway 1.10's), or no sway 1.10.1 source.
+# Skips (77), saying why, only when there is no vendor directory.
 set -eu
 
 usage="usage: $0 LINKGUARD_BUILD_DIR PRELOAD LINKCTL SCENARIO TOPLEVEL"
@@ -15,22 +15,39 @@ build=$(realpath "$1")
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 
-if ! ldd "$build/liblinkguard.so" | grep -q 'libwlroots-0\.18'; then
-	echo "SKIP: sway 1.10.1 needs wlroots 0.18; this linkguard is built on" \
-		"$(ldd "$build/liblinkguard.so" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p')"
-	exit 77
+wlroots=$(ldd "$build/liblinkguard.so" |
+	sed -n 's/^[[:space:]]*\(libwlroots-[0-9.]*\)\.so.*/\1/p')
+case $wlroots in
+libwlroots-0.18) version=1.10.1 ;;
+libwlroots-0.19) version=1.11 ;;
+libwlroots-0.20) version=1.12 ;;
+*) echo "FAIL: no sway release for linkguard's wlroots '$wlroots'"; exit 1 ;;
+esac
+
+# Shared by the legs of a build root, plain and sanitized (build.sh keys
+# it); in the build directory where /var/cache is not ours.
+cache=/var/cache/linkguard/contrib-sway
+if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
+	cache=$build/contrib-sway
 fi
+
 start=$(date +%s)
 status=0
-sway=$("$here/build.sh" "$build" "$build/contrib-sway" ${LINKGUARD_SWAY_SOURCE:-}) ||
-	status=$?
+sway=$("$here/build.sh" "$version" "$cache" "$build") || status=$?
 if [ $status -eq 77 ]; then
-	echo "SKIP: no sway 1.10.1 source to patch (see above)"
+	echo "SKIP: no vendor directory with the sway $version tarball (see stderr)"
 	exit 77
 fi
-[ $status -eq 0 ] || { echo "FAIL: building the patched sway failed"; exit 1; }
-echo "patched sway built in $(($(date +%s) - start)) s: $sway"
+[ $status -eq 0 ] || { echo "FAIL: building sway $version with linkguard failed"; exit 1; }
+echo "sway $version with linkguard built in $(($(date +%s) - start)) s: $sway"
 
 export LG_SWAY_BUILTIN="$sway"
 export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The cached binary must run this build's library, not the one it was
+# linked against.
+lib=$(ldd "$sway" | sed -n 's/^[[:space:]]*liblinkguard\.so[^ ]* => \([^ ]*\).*/\1/p')
+case $lib in
+"$build"/liblinkguard.so*) echo "sway runs $lib" ;;
+*) echo "FAIL: $sway loads liblinkguard from '$lib', not from $build"; exit 1 ;;
+esac
 exec "$here/../../tests/preload/sway.sh" "$@"

@@ -1,10 +1,12 @@
 #!/bin/sh
-# Debian's own sway binary, unmodified, with liblinkguard-preload.so and the
-# simulated link: a 4K60 monitor's cable drops to RBR. Run twice, side by
-# side: without recovery (what sway does alone: it keeps committing 4K60 on
-# a link that cannot carry it, a black screen on real hardware) and with
-# linkguard (the same output, never removed, at the fallback mode, the
-# workspace laid out at the new size, linkctl telling why).
+# The sway on PATH, unmodified (Debian's; in the wlroots 0.19 leg sway
+# 1.11 as released, built by scripts/wlroots-0.19), with
+# liblinkguard-preload.so and the simulated link: a 4K60 monitor's cable
+# drops to RBR. Run twice, side by side: without recovery (what sway does
+# alone: it keeps committing 4K60 on a link that cannot carry it, a black
+# screen on real hardware) and with linkguard (the same output, never
+# removed, at the fallback mode, the workspace laid out at the new size,
+# linkctl telling why).
 #
 #   sway.sh PRELOAD LINKCTL SCENARIO TOPLEVEL
 #
@@ -13,7 +15,7 @@
 #
 # With LG_SWAY_BUILTIN naming a sway built with contrib/sway's patch, the
 # run with linkguard uses that binary, without the preload (the run without
-# recovery stays Debian's sway with the preload watching only); the caller
+# recovery stays the sway on PATH with the preload watching only); the caller
 # puts liblinkguard on LD_LIBRARY_PATH.
 #
 # Skips (exit 77) when sway is not installed or uses another wlroots than
@@ -38,6 +40,13 @@ export WLR_HEADLESS_OUTPUTS=0 LINKGUARD_SIM="$scenario"
 # Leaks at exit are sway's to answer for; linkguard's are checked in-process.
 runtimes=$(preload_runtimes)
 export ASAN_OPTIONS=detect_leaks=0
+
+sway --version || fail "sway does not run"
+if [ -n "${LG_SWAY_BUILTIN:-}" ]; then
+	builtin=$(LD_PRELOAD="$runtimes" "$LG_SWAY_BUILTIN" --version) ||
+		fail "$LG_SWAY_BUILTIN does not run"
+	echo "built in: $builtin"
+fi
 
 # outputs: "name WxH@mHz active" per output.
 outputs() {
@@ -79,7 +88,7 @@ run_sway() {
 }
 
 stop_sway() {
-	timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid"
+	timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	pid=
 	rm -f "$dir"/sway-ipc.*.sock "$dir"/wayland-*
