@@ -44,7 +44,7 @@ static void run(struct lg_driver *driver, struct lg_machine_event event) {
 				}
 				event = (struct lg_machine_event){
 					.type = LG_MACHINE_COMMITTED,
-					.ok = driver->impl->commit(driver->data, &action->mode),
+					.ok = driver->impl->commit(driver->data, action),
 				};
 				answered = true;
 				break;

@@ -109,8 +109,12 @@ bool recovery_commit_mode(struct lg_connector *conn, const struct lg_mode *mode)
 	return ok;
 }
 
-static bool recovery_commit(void *data, const struct lg_mode *mode) {
-	return recovery_commit_mode(data, mode);
+static bool recovery_commit(void *data, const struct lg_action *action) {
+	struct lg_connector *conn = data;
+	char buf[64];
+	lg_conn_log(conn, LG_INFO, "retraining at %s: %s",
+		lg_mode_format(&action->mode, buf, sizeof(buf)), action->why);
+	return recovery_commit_mode(conn, &action->mode);
 }
 
 static void disable_output(struct lg_connector *conn) {

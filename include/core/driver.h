@@ -18,7 +18,8 @@ struct lg_driver_impl {
 	/* Forced probe into the connector's list; *changed: it differs. */
 	bool (*probe)(void *data, bool *changed);
 	bool (*test)(void *data, const struct lg_mode *mode);
-	bool (*commit)(void *data, const struct lg_mode *mode);
+	/* A modeset to action->mode; action->why says what chose it. */
+	bool (*commit)(void *data, const struct lg_action *action);
 	/* Every action that needs no answer: timers, reports, the store. */
 	void (*act)(void *data, const struct lg_action *action);
 };

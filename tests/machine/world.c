@@ -77,8 +77,9 @@ static void train(struct world *w, const struct lg_mode *mode) {
 	}
 }
 
-static bool world_commit(void *data, const struct lg_mode *mode) {
+static bool world_commit(void *data, const struct lg_action *action) {
 	struct world *w = data;
+	const struct lg_mode *mode = &action->mode;
 	record_modeset(w);
 	if (w->fail_next_commit || !w->connected) {
 		w->fail_next_commit = false;
