@@ -3,12 +3,15 @@
 # build root shared over 9p): udevd, the DRM modules with vkms and
 # lg_link_fault, then the tests. Prints each phase's time since boot.
 #
-#   guest.sh MODULES_DIR TEST_KMS STATUS EXAMPLE LINKCTL
+#   guest.sh MODULES_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD PATCHED_SWAY
 set -u
 modules=$1
 # The only writable place: the root, /tmp included, is read-only.
 export TMPDIR=/run/tmp
 mkdir -p "$TMPDIR"
+# The side-by-side table's rows (kms.sh).
+export LG_KERNEL_RESULTS=$TMPDIR/results
+: >"$LG_KERNEL_RESULTS"
 here=$(dirname "$0")
 
 phase() {
@@ -33,6 +36,10 @@ phase "libdrm layer"
 echo "== 2-4. the example compositor on wlroots' DRM backend"
 sh "$here/compositor.sh" "$3" "$4" "$5" || status=1
 phase compositor
+echo "== 5. sway on wlroots' DRM backend: stock, with the preload, patched"
+sh "$here/sway.sh" "$3" "$6" "$5" "$7" || status=1
+phase sway
+sh "$here/table.sh" "$LG_KERNEL_RESULTS" || status=1
 # The console is quiet: warnings only reach the kernel's log.
 if dmesg | grep -E -A20 '(WARNING|BUG|Oops):'; then
 	echo "FAIL: the kernel warned (above)"
