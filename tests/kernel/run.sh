@@ -4,18 +4,21 @@
 # read-only over 9p, and runs guest.sh in it. The guest's console is the
 # test's output.
 #
-#   run.sh OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD PATCHED_SWAY
+#   run.sh OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]
 #
 # It never skips: without qemu or the kernel packages it fails and says why.
-# (PATCHED_SWAY may be absent: guest.sh says so and runs the rest.)
+# BUILD: the linkguard build directory (sway.sh looks for the patched sway
+# there).
+# USERLAND: another build root the tests run in (guest.sh), with programs
+# built there; it must be visible here, under / (the guest sees this root).
 set -eu
 
-usage="usage: $0 OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD PATCHED_SWAY"
-[ $# -eq 7 ] || { echo "$usage" >&2; exit 1; }
+usage="usage: $0 OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]"
+[ $# -eq 7 ] || [ $# -eq 8 ] || { echo "$usage" >&2; exit 1; }
 out=$(realpath "$1")
 shift
 # The guest starts in /: every path must be absolute.
-set -- $(realpath -m "$@")
+set -- $(realpath "$@")
 here=$(cd "$(dirname "$0")" && pwd)
 
 start=$(date +%s.%N)

@@ -5,14 +5,15 @@
 # liblinkguard-preload.so, and built with contrib/sway's patch when that
 # build is there (skipped, saying so, when it is not).
 #
-#   sway.sh STATUS PRELOAD LINKCTL PATCHED_SWAY
+#   sway.sh STATUS PRELOAD LINKCTL BUILD
 #
-# PATCHED_SWAY is where contrib/sway/build.sh leaves its binary in the build
-# directory (meson test --suite e2e contrib-sway builds it); liblinkguard.so
-# is found next to PRELOAD.
+# The patched sway is where contrib/sway/test.sh leaves it in BUILD, the
+# linkguard build directory (meson test --suite e2e contrib-sway builds it),
+# and runs with BUILD's liblinkguard.so.
 set -u
 
-status_tool=$1 preload=$2 linkctl=$3 patched=$4
+status_tool=$1 preload=$2 linkctl=$3 build=$4
+patched=$build/contrib-sway/build/sway/sway
 config=$(dirname "$0")/../preload/sway.config
 LG_LOG_NAME=sway LG_LOG_LINES=60
 . "$(dirname "$0")/../lib.sh"
@@ -37,7 +38,7 @@ start_sway() {
 	case $1 in
 	stock) sway -V -c "$config" >"$log" 2>&1 & ;;
 	preload) LD_PRELOAD="$preload" sway -V -c "$config" >"$log" 2>&1 & ;;
-	patched) LD_LIBRARY_PATH=$(dirname "$preload") "$patched" -V -c "$config" >"$log" 2>&1 & ;;
+	patched) LD_LIBRARY_PATH=$build "$patched" -V -c "$config" >"$log" 2>&1 & ;;
 	esac
 	pid=$!
 	echo "$pid" >"$dir/sway.pid"
