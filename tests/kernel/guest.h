@@ -12,6 +12,8 @@
 
 #define GUEST_CARD "/dev/dri/card0"
 #define GUEST_TRIGGER "/sys/module/lg_link_fault/parameters/trigger"
+/* What lg_link_fault measured since the last "mark" (module/measure.c). */
+#define GUEST_STATS "/sys/module/lg_link_fault/parameters/stats"
 
 struct guest_card {
 	int fd;

@@ -3,12 +3,19 @@
 # build root shared over 9p): udevd, the DRM modules with vkms and
 # lg_link_fault, then the tests. Prints each phase's time since boot.
 #
-#   guest.sh MODULES_DIR TEST_KMS STATUS EXAMPLE LINKCTL
+#   guest.sh MODULES_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]
+#
+# USERLAND: the tests run chrooted in that other build root (Debian
+# testing's, with wlroots 0.20 and sway 1.12; the programs built there), on
+# this kernel, its modules and this root's udevd.
 set -u
-modules=$1
+modules=$1 userland=${8:-}
 # The only writable place: the root, /tmp included, is read-only.
 export TMPDIR=/run/tmp
 mkdir -p "$TMPDIR"
+# The side-by-side table's rows (kms.sh).
+export LG_KERNEL_RESULTS=$TMPDIR/results
+: >"$LG_KERNEL_RESULTS"
 here=$(dirname "$0")
 
 phase() {
@@ -26,13 +33,35 @@ udevadm settle
 [ -c /dev/dri/card0 ] || { echo "FAIL: vkms made no /dev/dri/card0"; exit 1; }
 phase "modules (drm, vkms, lg_link_fault)"
 
+# in_userland CMD ARGS: in this root or, chrooted, in USERLAND, which then
+# shares this guest's /dev, /proc, /sys, /run (udev's database, seatd's
+# socket, TMPDIR) and the checkout.
+in_userland() {
+	"$@"
+}
+if [ -n "$userland" ]; then
+	checkout=$(cd "$here/../.." && pwd)
+	for path in /dev /proc /sys /run "$checkout"; do
+		mount --bind "$path" "$userland$path" ||
+			{ echo "FAIL: cannot bind $path into $userland"; exit 1; }
+	done
+	in_userland() {
+		chroot "$userland" "$@"
+	}
+	echo "userland: $(. "$userland/etc/os-release" && echo "$PRETTY_NAME"), $userland"
+fi
+
 status=0
 echo "== 1. linkguard's libdrm layer on the kernel"
-"$2" || status=1
+in_userland "$2" || status=1
 phase "libdrm layer"
 echo "== 2-4. the example compositor on wlroots' DRM backend"
-sh "$here/compositor.sh" "$3" "$4" "$5" || status=1
+in_userland sh "$here/compositor.sh" "$3" "$4" "$5" || status=1
 phase compositor
+echo "== 5. sway on wlroots' DRM backend: stock, with the preload, patched"
+in_userland sh "$here/sway.sh" "$3" "$6" "$5" "$7" || status=1
+phase sway
+sh "$here/table.sh" "$LG_KERNEL_RESULTS" || status=1
 # The console is quiet: warnings only reach the kernel's log.
 if dmesg | grep -E -A20 '(WARNING|BUG|Oops):'; then
 	echo "FAIL: the kernel warned (above)"

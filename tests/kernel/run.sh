@@ -4,13 +4,17 @@
 # read-only over 9p, and runs guest.sh in it. The guest's console is the
 # test's output.
 #
-#   run.sh OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL
+#   run.sh OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]
 #
 # It never skips: without qemu or the kernel packages it fails and says why.
+# BUILD: the linkguard build directory (sway.sh looks for the patched sway
+# there).
+# USERLAND: another build root the tests run in (guest.sh), with programs
+# built there; it must be visible here, under / (the guest sees this root).
 set -eu
 
-usage="usage: $0 OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL"
-[ $# -eq 5 ] || { echo "$usage" >&2; exit 1; }
+usage="usage: $0 OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]"
+[ $# -eq 7 ] || [ $# -eq 8 ] || { echo "$usage" >&2; exit 1; }
 out=$(realpath "$1")
 shift
 # The guest starts in /: every path must be absolute.
@@ -36,7 +40,7 @@ args=$(echo "$out/modules" "$@" | tr ' ' ,)
 console=$out/console.log
 qemu_start=$(date +%s.%N)
 # TCG: the machines this runs on have no usable KVM.
-timeout 300 qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic \
+timeout 900 qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic \
 	-no-reboot -nodefaults -serial stdio -vga none \
 	-kernel "$out/vmlinuz" -initrd "$out/initramfs.gz" \
 	-append "console=ttyS0 panic=-1 quiet lg.run=$here/guest.sh lg.args=$args" \

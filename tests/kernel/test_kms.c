@@ -240,6 +240,80 @@ static void test_bad_link(const struct kms_modes *full) {
 	kms_modes_finish(&healed);
 }
 
+/* lg_link_fault's figures (measure.c) for the last mark. */
+struct figures {
+	int modesets;
+	long long modeset_us, flip_us;
+	char mode[64];
+};
+
+static bool read_figures(struct figures *f) {
+	FILE *file = fopen(GUEST_STATS, "r");
+	bool ok = file != NULL && fscanf(file, "modesets=%d modeset_us=%lld flip_us=%lld mode=%63s",
+		&f->modesets, &f->modeset_us, &f->flip_us, f->mode) == 4;
+	if (file != NULL) {
+		fclose(file);
+	}
+	return ok;
+}
+
+/* The figures once the first vblank after the last modeset came, 1 s at most. */
+static bool read_figures_flipped(struct figures *f) {
+	for (int i = 0; i < 100; i++) {
+		if (!read_figures(f) || f->flip_us >= 0) {
+			break;
+		}
+		struct timespec ts = { .tv_nsec = 10 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return f->flip_us >= 0;
+}
+
+static bool figures_mode_is(const struct figures *f, const drmModeModeInfo *mode) {
+	char want[64];
+	snprintf(want, sizeof(want), "%ux%u@%u", mode->hdisplay, mode->vdisplay, mode->clock);
+	return strcmp(f->mode, want) == 0;
+}
+
+/*
+ * The instrument the compositor comparisons read, against commits this
+ * program makes and so can count: after a failure, test commits and a
+ * commit without a modeset count nothing, a modeset counts once and its
+ * first frame reaches the screen after it, turning off counts and flips
+ * nothing. Starts and ends lit at slow, link-status Good.
+ */
+static void test_figures(const struct kms_modes *full) {
+	const drmModeModeInfo *fast = mode_where(full, true);
+	const drmModeModeInfo *slow = mode_where(full, false);
+	// Read before each expect(): its arguments print the figures.
+	struct figures f;
+	bool got = guest_trigger("mark %u", card.conn_id) && read_figures(&f);
+	expect(got && f.modesets == 0 && f.modeset_us == -1 && f.flip_us == -1 &&
+		strcmp(f.mode, "-") == 0, "figures: 'mark' starts them empty");
+	expect_uevent("bad", true);
+	modeset(fast, true, true);
+	modeset(slow, false, false);
+	got = read_figures(&f);
+	expect(got && f.modesets == 0,
+		"figures: a test commit and a commit of the same mode are no modeset (%d)",
+		f.modesets);
+	modeset(fast, true, false);
+	got = read_figures_flipped(&f);
+	expect(got && f.modesets == 1 && figures_mode_is(&f, fast) &&
+		f.modeset_us >= 0 && f.flip_us > f.modeset_us,
+		"figures: a mode change is one modeset, %s; its first frame after it "
+		"(%lld us, then %lld us after the failure)", f.mode, f.modeset_us, f.flip_us);
+	modeset(NULL, false, false);
+	got = read_figures(&f);
+	expect(got && f.modesets == 2 && strcmp(f.mode, "off") == 0 && f.flip_us == -1,
+		"figures: turning off is a modeset (%d), nothing flips (%lld)",
+		f.modesets, f.flip_us);
+	modeset(slow, true, false);
+	got = read_figures_flipped(&f);
+	expect(got && f.modesets == 3 && figures_mode_is(&f, slow),
+		"figures: turned on again, modeset %d lit %s", f.modesets, f.mode);
+}
+
 static void test_unplug(const struct kms_modes *full) {
 	modeset(NULL, false, false);
 	expect_uevent("off", true);
@@ -272,6 +346,7 @@ int main(void) {
 	expect(full.len > 0 && create_fb(&full), "forced probe lists %zu modes, fastest %u kHz",
 		full.len, max_clock(&full));
 	test_bad_link(&full);
+	test_figures(&full);
 	test_unplug(&full);
 	modeset(NULL, false, false);
 	kms_modes_finish(&full);

@@ -17,6 +17,10 @@
  *                 atomic checks reject them (0 lifts the cap)
  *   off|on|auto ID  force the connector disconnected / connected / back to
  *                 detection, with a hotplug uevent (unplug, replug)
+ *   mark ID       start measuring what follows on connector ID: its
+ *                 modesets and the time from the next failure injected
+ *                 (bad, bad-dev, off, on, auto) to the first page flip in
+ *                 the final mode, read from the stats parameter (measure.c)
  *
  * The device is found by opening /dev/dri/card0 from the kernel. The cap
  * works by giving the connector a copy of its helper vtable whose
@@ -34,6 +38,7 @@
 #include <drm/drm_file.h>
 #include <drm/drm_modeset_helper_vtables.h>
 #include <drm/drm_probe_helper.h>
+#include "lg_link_fault.h"
 
 #define LG_CARD "/dev/dri/card0"
 #define LG_MAX_CONNECTORS 8
@@ -138,6 +143,17 @@ static void set_force(struct drm_connector *connector, enum drm_connector_force 
 	drm_kms_helper_connector_hotplug_event(connector);
 }
 
+static bool injects_failure(const char *action)
+{
+	static const char *const failures[] = { "bad", "bad-dev", "off", "on", "auto" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(failures); i++) {
+		if (!strcmp(action, failures[i]))
+			return true;
+	}
+	return false;
+}
+
 static int apply(struct drm_device *dev, const char *action, u32 id, int khz)
 {
 	struct drm_connector *connector = drm_connector_lookup(dev, NULL, id);
@@ -145,6 +161,9 @@ static int apply(struct drm_device *dev, const char *action, u32 id, int khz)
 
 	if (!connector)
 		return -ENOENT;
+	// The clock starts before user space can hear of the failure.
+	if (injects_failure(action))
+		lg_measure_failure(connector);
 	if (!strcmp(action, "bad") || !strcmp(action, "bad-dev")) {
 		drm_connector_set_link_status_property(connector,
 						       DRM_MODE_LINK_STATUS_BAD);
@@ -160,6 +179,8 @@ static int apply(struct drm_device *dev, const char *action, u32 id, int khz)
 		set_force(connector, DRM_FORCE_ON);
 	} else if (!strcmp(action, "auto")) {
 		set_force(connector, DRM_FORCE_UNSPECIFIED);
+	} else if (!strcmp(action, "mark")) {
+		ret = lg_measure_mark(connector);
 	} else {
 		ret = -EINVAL;
 	}
@@ -197,10 +218,11 @@ static const struct kernel_param_ops trigger_ops = {
 	.set = trigger_set,
 };
 module_param_cb(trigger, &trigger_ops, NULL, 0200);
-MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto CONNECTOR_ID [KHZ]");
+MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto|mark CONNECTOR_ID [KHZ]");
 
 static void __exit lg_link_fault_exit(void)
 {
+	lg_measure_exit();
 	for (int i = 0; i < LG_MAX_CONNECTORS; i++) {
 		if (capped[i].connector)
 			drm_connector_helper_add(capped[i].connector, capped[i].orig);

@@ -1,0 +1,254 @@
+# What the guest's compositor tests share (compositor.sh, sway.sh): the
+# connector, lg_link_fault's trigger and figures, the failures every
+# compositor goes through and the rows of the side-by-side table (table.sh
+# prints them). Sourced after tests/lib.sh, with $status_tool set to
+# lg-kernel-status and LG_KERNEL_RESULTS naming the table's file.
+#
+#   trigger CMD ARGS    one command to lg_link_fault
+#   kernel N            field N of lg-kernel-status: 2 link-status,
+#                       3 connected, 4 the CRTC's mode ("WxH@mHz" or off)
+#   wait_for_kernel_mode ERE SECONDS
+#   randr_mode          the current mode wlr-randr lists, "WxH@Hz"
+#   failures_begin VARIANT RECOVERS
+#                       the compositor under test runs with 4096x2160@60
+#                       requested; RECOVERS=1: linkguard recovers in it;
+#                       replug_known_issue (when set) says why it is not
+#                       back at the requested mode after the replug, but at
+#                       linkguard's last fallback
+#   fail_lowered SCENARIO KHZ [bad|bad-dev]
+#                       the link now carries KHZ (0: anything) and fails
+#   fail_unplugged SCENARIO, fail_replugged SCENARIO
+#                       a failure, then an unplug while it is recovered;
+#                       the replug with the cap lifted
+#   figure KEY          modesets, modeset_us, flip_us or mode from the
+#                       figures lg_link_fault measured for the last failure
+#
+# Each fail_* waits for the compositor to settle, checks what must hold
+# and appends a row to the table.
+
+name=Virtual-1
+stats_param=/sys/module/lg_link_fault/parameters/stats
+results=${LG_KERNEL_RESULTS:?set LG_KERNEL_RESULTS to the file of the table rows}
+conn=$("$status_tool" | cut -d' ' -f1)
+[ -n "$conn" ] || fail "lg-kernel-status found no connector"
+
+trigger() {
+	echo "$*" >/sys/module/lg_link_fault/parameters/trigger ||
+		fail "lg_link_fault refused '$*'"
+}
+
+kernel() {
+	"$status_tool" | cut -d' ' -f"$1"
+}
+
+wait_for_kernel_mode() {
+	tries=$(($2 * 10))
+	while ! kernel 4 | grep -Eq "^$1\$"; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "the CRTC runs $(kernel 4), not /$1/, after $2 s"
+		sleep 0.1
+	done
+}
+
+randr_mode() {
+	randr_output "$name" |
+		sed -n 's/^    \([0-9]*x[0-9]*\) px, \([0-9]*\)\.[0-9]* Hz.*current.*/\1@\2/p'
+}
+
+# hz MODE: "3840x2160@60000" -> "3840x2160@60" (wlr-randr's whole hertz).
+hz() {
+	echo "${1%@*}@$((${1#*@} / 1000))"
+}
+
+# settle: until lg_link_fault's figures for the last failure have stood
+# still for 2 s with the first frame of the last modeset flipped (or the
+# connector left dark), for 5 s when no modeset came at all; at most 40 s.
+# Leaves them in $figures.
+settle() {
+	figures= still=0 tries=400
+	while :; do
+		now=$(cat "$stats_param") || fail "cannot read lg_link_fault's figures"
+		if [ "$now" = "$figures" ]; then
+			still=$((still + 1))
+		else
+			still=0
+		fi
+		figures=$now
+		case $now in
+		*" mode=-") need=50 ;;
+		*" flip_us=-1 mode=off") need=20 ;;
+		*" flip_us=-1 "*) need= ;; # the new mode's first frame is still to come
+		*) need=20 ;;
+		esac
+		[ -n "$need" ] && [ "$still" -ge "$need" ] && return
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "lg_link_fault's figures did not settle in 40 s: $now"
+		sleep 0.1
+	done
+}
+
+figure() {
+	echo "$figures" | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
+# ms KEY: a figure in microseconds as milliseconds, "-" when absent.
+ms() {
+	figure "$1" | awk '{ if ($1 < 0) print "-"; else printf "%.1f\n", $1 / 1000 }'
+}
+
+# outputs_change BEFORE AFTER: what a client saw of the wl_output globals.
+outputs_change() {
+	if [ "$1" = "$2" ]; then
+		echo "kept $1"
+	elif [ -z "$2" ]; then
+		echo "removed $1"
+	elif [ -z "$1" ]; then
+		echo "added $2"
+	else
+		echo "recreated $1->$2"
+	fi
+}
+
+# record SCENARIO: a row of the table, from the kernel and the figures.
+record() {
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$variant" "$(kernel 4)" \
+		"$(outputs_change "$before" "$after")" "$(kernel 2)" \
+		"$(figure modesets)" "$(ms modeset_us)" "$(ms flip_us)" >>"$results"
+}
+
+failures_begin() {
+	variant=$1 recovers=$2
+	requested=$(kernel 4)
+	first_failure= last_held=
+	echo "== $variant: requested $requested on connector $conn"
+}
+
+# wait_for_outputs SECONDS WHAT: until a client sees wl_output globals
+# (WHAT "some") or none ("none").
+wait_for_outputs() {
+	tries=$(($1 * 2))
+	while :; do
+		case $2,$(wl_output_globals) in
+		some,?* | none,) return ;;
+		esac
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "$variant: still not $2 wl_output after $1 s"
+		sleep 0.5
+	done
+}
+
+# The linkguard log lines and wlroots' own that show the compositor heard
+# the failure, counted before it.
+reactions() {
+	if [ "$recovers" = 1 ]; then
+		grep -c "$name: link held at" "$log"
+	else
+		grep -c 'Bad link detected' "$log"
+	fi
+}
+
+wait_for_reaction() {
+	if [ "$recovers" = 1 ]; then
+		wait_for_log "$name: link held at" 30 $(($1 + 1))
+	else
+		wait_for_log 'Bad link detected' 30 $(($1 + 1))
+	fi
+}
+
+fail_lowered() {
+	[ -n "$first_failure" ] || first_failure=$(date +%s)
+	before=$(wl_output_globals)
+	was=$(kernel 4)
+	seen=$(reactions)
+	trigger mark "$conn"
+	trigger cap "$conn" "$2"
+	trigger "${3:-bad}" "$conn"
+	wait_for_reaction "$seen"
+	settle
+	after=$(wl_output_globals)
+	record "$1"
+	now=$(kernel 4)
+	[ "$(randr_mode)" = "$(hz "$now")" ] ||
+		fail "$variant: wlr-randr lists $name at $(randr_mode), the kernel at $now"
+	[ "$(figure mode)" != off ] && [ "$(figure mode | cut -d@ -f1)" = "${now%@*}" ] ||
+		fail "$variant: the kernel's last modeset lit $(figure mode), the CRTC runs $now"
+	if [ "$recovers" = 1 ]; then
+		expect_recovered "$1" "$2"
+	else
+		[ "$after" != "$before" ] ||
+			fail "$variant kept wl_output global $before: stock wlroots recreates the output on a bad link"
+		ok "$variant, $1: $now, output $(outputs_change "$before" "$after"), $(figure modesets) modesets"
+	fi
+}
+
+# expect_recovered SCENARIO KHZ: what linkguard promises, in one modeset,
+# with link-status Good and the same wl_output: the mode it ran retrained
+# when the link still carries it (KHZ 0), else the policy's pick from the
+# kernel's pruned list.
+expect_recovered() {
+	if [ "$2" = 0 ]; then
+		expected=$was how="retrained in place"
+	else
+		expected=$("$status_tool" predict 4096 2160 "${requested#*@}") ||
+			fail "the policy has no fallback in the kernel's list"
+		how="the policy's pick"
+	fi
+	[ "$now" = "$expected" ] ||
+		fail "$variant: the CRTC runs $now; expected $expected ($how)"
+	[ "$(kernel 2)" = good ] || fail "$variant: link-status is $(kernel 2) after recovery"
+	[ -n "$after" ] && [ "$after" = "$before" ] ||
+		fail "$variant: wl_output globals went from '$before' to '$after'"
+	[ "$(figure modesets)" = 1 ] ||
+		fail "$variant: $(figure modesets) modesets for one failure, lg_link_fault: $figures"
+	last_held=$now
+	ok "$variant, $1: $now ($how), link-status Good, wl_output $after kept, 1 modeset, on screen $(ms flip_us) ms after the failure"
+}
+
+# Unplugged while the failure is recovered (the same-mode test and the
+# forced probe under way): the output goes, nothing else breaks. A third
+# BAD within linkguard's flap window (10 s) would be a flap: it waits that out.
+fail_unplugged() {
+	while [ $(($(date +%s) - first_failure)) -le 10 ]; do
+		sleep 0.5
+	done
+	before=$(wl_output_globals)
+	trigger mark "$conn"
+	trigger cap "$conn" 120000
+	trigger bad "$conn"
+	trigger off "$conn"
+	wait_for_outputs 20 none
+	settle
+	alive || fail "$variant died on an unplug during recovery"
+	after=
+	record "$1"
+	ok "$variant, $1: runs on, wl_output $before removed, the CRTC is $(kernel 4)"
+}
+
+# Replugged with a link that carries 4096x2160@60 again.
+fail_replugged() {
+	before=
+	trigger mark "$conn"
+	trigger cap "$conn" 0
+	trigger auto "$conn"
+	wait_for_outputs 30 some
+	settle
+	after=$(wl_output_globals)
+	record "$1"
+	now=$(kernel 4)
+	if [ "$recovers" = 1 ]; then
+		[ "$(kernel 2)" = good ] || fail "$variant: link-status $(kernel 2) after the replug"
+		if [ -n "${replug_known_issue:-}" ]; then
+			[ "$now" != "$requested" ] ||
+				fail "$variant: back at $requested after the replug: the known issue is gone, drop it ($replug_known_issue)"
+			[ "$now" = "$last_held" ] ||
+				fail "$variant: after the replug the CRTC runs $now, neither the requested $requested nor the last fallback $last_held"
+			echo "known issue: $variant, $1: $now, not the requested $requested: $replug_known_issue"
+			return
+		fi
+		[ "$now" = "$requested" ] ||
+			fail "$variant: after the replug the CRTC runs $now; requested $requested"
+		ok "$variant, $1: back at the requested $requested, link-status Good"
+	else
+		ok "$variant, $1: the CRTC runs $now, link-status $(kernel 2)"
+	fi
+}

@@ -1,0 +1,123 @@
+#!/bin/sh
+# Layer 5 of the real-kernel harness, in the guest: Debian's sway on
+# wlroots' DRM backend (pixman, a seat from seatd) through the failures the
+# example compositor goes through (kms.sh): stock, with
+# liblinkguard-preload.so, and built with contrib/sway's patch when that
+# build is there (skipped, saying so, when it is not).
+#
+#   sway.sh STATUS PRELOAD LINKCTL BUILD
+#
+# The patched sway is where contrib/sway/test.sh leaves it in BUILD, the
+# linkguard build directory (meson test --suite e2e contrib-sway builds it),
+# and runs with BUILD's liblinkguard.so.
+set -u
+
+status_tool=$1 preload=$2 linkctl=$3 build=$4
+patched=$build/contrib-sway/build/sway/sway
+config=$(dirname "$0")/../preload/sway.config
+LG_LOG_NAME=sway LG_LOG_LINES=60
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/kms.sh"
+export WLR_BACKENDS=drm LIBSEAT_BACKEND=seatd
+
+command -v sway >/dev/null 2>&1 || fail "sway is not installed in the build root"
+seatd -g root >"$dir/seatd.log" 2>&1 &
+seatd_pid=$!
+trap 'kill $seatd_pid 2>/dev/null; lg_cleanup' EXIT
+version=$(sway --version | sed -n 's/^sway version \([^ ]*\).*/\1/p')
+wlroots_of() {
+	ldd "$1" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p'
+}
+
+# start_sway stock|preload|patched: sway on the DRM backend, then the
+# requested 4096x2160@60 from its IPC, as a user's output config would.
+start_sway() {
+	: >"$log"
+	# Modes learned bad in one run must not start the next one degraded.
+	export XDG_STATE_HOME="$dir/state-$1"
+	case $1 in
+	stock) sway -V -c "$config" >"$log" 2>&1 & ;;
+	preload) LD_PRELOAD="$preload" sway -V -c "$config" >"$log" 2>&1 & ;;
+	patched) LD_LIBRARY_PATH=$build "$patched" -V -c "$config" >"$log" 2>&1 & ;;
+	esac
+	pid=$!
+	echo "$pid" >"$dir/sway.pid"
+	wait_for_log 'Running compositor on wayland display' 60
+	wait_for_socket
+	SWAYSOCK=$(ls "$dir"/sway-ipc.*.sock | head -n 1)
+	export SWAYSOCK
+	case $1 in
+	preload) wait_for_log 'preload: attached' 10 ;;
+	patched) wait_for_log 'linkguard watching DisplayPort links' 10 ;;
+	esac
+	wait_for_kernel_mode '[0-9]+x[0-9]+@[0-9]+' 30
+	timeout 10 swaymsg output "$name" mode 4096x2160@60Hz >/dev/null ||
+		fail "swaymsg could not set 4096x2160@60"
+	wait_for_kernel_mode '4096x2160@60[0-9]*' 30
+	current=$(timeout 5 swaymsg -t get_outputs -r |
+		jq -r '.[] | "\(.current_mode.width)x\(.current_mode.height)"')
+	[ "$current" = 4096x2160 ] || fail "swaymsg -t get_outputs lists $current"
+}
+
+stop_sway() {
+	timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid"
+	wait "$pid"
+	code=$?
+	pid=
+	rm -f "$dir/sway.pid"
+	grep -E '\[linkguard\]|linkguard|Bad link|Configured mode' "$log" |
+		sed 's/^/    log: /'
+	if [ "$code" -ne 0 ]; then
+		echo "note: sway exited with status $code on 'swaymsg exit'; its log ends:"
+		tail -n 5 "$log" | sed 's/^/    log: /'
+	fi
+}
+
+# run_sway HOW VARIANT RECOVERS: the failures on one sway.
+run_sway() {
+	trigger cap "$conn" 0
+	start_sway "$1"
+	failures_begin "$2" "$3"
+	fail_lowered "lowered to 300 MHz, mode pruned" 300000
+	fail_lowered "lowered again to 150 MHz (cascade)" 150000
+	fail_unplugged "unplugged during recovery"
+	fail_replugged "replugged, cap lifted"
+	fail_lowered "link fails, the mode still fits" 0
+	# What sway itself reports at the end matches the kernel.
+	listed=$(timeout 5 swaymsg -t get_outputs -r |
+		jq -r '.[] | "\(.current_mode.width)x\(.current_mode.height)@\(.current_mode.refresh)"')
+	[ "$listed" = "$(kernel 4)" ] ||
+		fail "$2: swaymsg -t get_outputs lists $listed, the kernel runs $(kernel 4)"
+	ok "$2: swaymsg -t get_outputs agrees with the kernel: $listed"
+	stop_sway
+}
+
+# run_variant HOW VARIANT RECOVERS: run_sway in a subshell, so that one
+# variant's failure leaves the others to run; a sway it left is killed.
+status=0
+run_variant() {
+	(run_sway "$@") || status=1
+	if [ -s "$dir/sway.pid" ]; then
+		kill -KILL "$(cat "$dir/sway.pid")" 2>/dev/null
+		rm -f "$dir/sway.pid"
+	fi
+	rm -f "$dir"/sway-ipc.*.sock "$dir"/wayland-*
+}
+
+run_variant stock "sway $version, stock" 0
+# Linkguard's fallbacks reach sway as request_state, which sway's
+# handle_request_state (sway/desktop/output.c) stores as the output's
+# config; a replugged output is configured from it.
+replug_known_issue="sway applies the fallback that handle_request_state stored as its output config"
+if [ "$(wlroots_of "$(command -v sway)")" != "$(wlroots_of "$preload")" ]; then
+	echo "skip: sway + preload: sway uses $(wlroots_of "$(command -v sway)"), the preload $(wlroots_of "$preload")"
+else
+	run_variant preload "sway $version + preload" 1
+fi
+if [ ! -x "$patched" ]; then
+	echo "skip: sway with contrib/sway's patch: not built at $patched (meson test --suite e2e contrib-sway builds it)"
+else
+	run_variant patched "sway $("$patched" --version | sed -n 's/^sway version \([^ ]*\).*/\1/p'), contrib patch" 1
+fi
+trigger cap "$conn" 0
+exit $status
