@@ -78,8 +78,8 @@ fi
 touch "$out/done"
 
 # Builds unused for a day (other headers, another patch) go, unless in use.
-find "$cache" -maxdepth 2 -path "$cache/sway-*/done" -mtime +0 | while read -r done; do
-	old=${done%/done}
+find "$cache" -maxdepth 2 -path "$cache/sway-*/done" -mtime +0 | while read -r stamp; do
+	old=${stamp%/done}
 	flock -n "$old.lock" rm -rf "$old" || true
 done
 echo "$out/build/sway/sway"
