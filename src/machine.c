@@ -30,11 +30,6 @@ void lg_machine_finish(struct lg_machine *m) {
 	m->order_cap = 0;
 }
 
-bool lg_action_awaits(enum lg_action_type type) {
-	return type == LG_ACTION_PROBE || type == LG_ACTION_TEST ||
-		type == LG_ACTION_COMMIT;
-}
-
 static struct lg_action *emit(struct lg_actions *out, enum lg_action_type type) {
 	// The transitions below emit at most MACHINE_MAX_ACTIONS each.
 	assert(out->len < MACHINE_MAX_ACTIONS);
@@ -69,13 +64,12 @@ static void set_state(struct lg_machine *m, struct lg_actions *out,
 	emit(out, LG_ACTION_STATE);
 }
 
-static void arm(struct lg_machine *m, const struct lg_machine_facts *facts,
+static void arm(struct lg_machine *m,
 		struct lg_actions *out, enum machine_timer kind, uint64_t ms) {
 	if (ms == 0) {
 		ms = 1; // zero cancels; a due timer fires at once
 	}
 	m->timer = kind;
-	m->timer_due_ms = facts->now_ms + ms;
 	emit(out, LG_ACTION_ARM_TIMER)->ms = (uint32_t)ms;
 }
 
@@ -253,7 +247,7 @@ static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
 	action->failure = failure;
 	action->ms = m->backoff_ms;
 	// P1: giving up is a backoff that keeps trying.
-	arm(m, facts, out, MACHINE_TIMER_BACKOFF, m->backoff_ms);
+	arm(m, out, MACHINE_TIMER_BACKOFF, m->backoff_ms);
 }
 
 static void retry_result(struct lg_machine *m, struct lg_actions *out,
@@ -273,7 +267,7 @@ static void gate(struct lg_machine *m, const struct lg_machine_facts *facts,
 		return;
 	}
 	m->gated_plan = plan;
-	arm(m, facts, out, MACHINE_TIMER_GATE, wait);
+	arm(m, out, MACHINE_TIMER_GATE, wait);
 }
 
 static void commit(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -481,7 +475,7 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 			lg_mode_equal(&mode, facts->current)) {
 		// Nothing better than what runs: no modeset for it.
 		end_plan(m);
-		arm(m, facts, out, MACHINE_TIMER_QUIET, 1);
+		arm(m, out, MACHINE_TIMER_QUIET, 1);
 		return;
 	}
 	commit(m, facts, out, &mode, m->plan == MACHINE_PLAN_STEP_DOWN ?
@@ -592,7 +586,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		}
 	}
 	end_plan(m);
-	arm(m, facts, out, MACHINE_TIMER_SETTLE, m->config->settle_ms);
+	arm(m, out, MACHINE_TIMER_SETTLE, m->config->settle_ms);
 }
 
 /* After a flap, the link must stay quiet this long before a step up. */
@@ -614,7 +608,7 @@ static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *
 		}
 	}
 	if (m->state == LG_LINK_FLAPPING || m->ceilings > 0) {
-		arm(m, facts, out, MACHINE_TIMER_QUIET, quiet_ms(m));
+		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m));
 		return;
 	}
 	m->backoff_ms = 0;
@@ -687,7 +681,7 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 		return;
 	}
 	if (m->state == LG_LINK_FLAPPING) {
-		arm(m, facts, out, MACHINE_TIMER_QUIET, quiet_ms(m));
+		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m));
 		return;
 	}
 	cancel_timer(m, out);

@@ -14,7 +14,6 @@
 struct lg_recovery {
 	struct lg_driver driver;
 	struct lg_machine_config config;
-	struct lg_connector *conn;
 	struct wl_event_source *timer;
 	// The answers of synchronous feeds.
 	enum lg_retry_result retry;
@@ -261,7 +260,6 @@ bool recovery_create(struct lg_connector *conn) {
 		.backoff_min_ms = options->backoff_min_ms,
 		.backoff_max_ms = options->backoff_max_ms,
 	};
-	recovery->conn = conn;
 	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
 	conn->recovery = recovery;
 	return true;

@@ -163,7 +163,6 @@ struct lg_machine {
 	uint32_t tests;
 
 	enum machine_timer timer;
-	uint64_t timer_due_ms;
 
 	// P2: when linkguard's last modesets were (ring), and the backoff
 	uint64_t modeset_ms[MACHINE_BUDGET_MODESETS];
@@ -186,8 +185,6 @@ void lg_machine_finish(struct lg_machine *m);
 void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 	const struct lg_machine_facts *facts, struct lg_actions *out);
 
-/* Whether an action awaits an answer event from the driver. */
-bool lg_action_awaits(enum lg_action_type type);
 const char *lg_machine_event_name(enum lg_machine_event_type type);
 const char *lg_failure_name(enum lg_failure failure);
 
