@@ -125,6 +125,7 @@ void lg_connector_set_connected(struct lg_connector *conn, bool connected) {
 		lg_mode_list_clear(&conn->modes);
 		known_bad_forget(conn);
 		conn->has_link_params = false;
+		conn->has_sink_status = false;
 	}
 	// Whatever recovery was pending concerned the sink that left.
 	recovery_feed(conn, connected ? LG_MACHINE_PLUG : LG_MACHINE_UNPLUG);
@@ -249,6 +250,7 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	conn->output_destroy.notify = handle_output_destroy;
 	wl_signal_add(&output->events.destroy, &conn->output_destroy);
 	connector_probe(conn);
+	sink_read(conn);
 	known_bad_load(conn);
 	recovery_feed(conn, LG_MACHINE_OUTPUT_NEW);
 	lg_conn_log(conn, LG_DEBUG, "driving output %s", output->name);

@@ -18,8 +18,13 @@ static bool link_bad(struct lg_connector *conn) {
 		return false;
 	}
 	enum lg_link_status status = conn->impl->get_link_status(conn);
+	// The kernel trained the link before it sent the uevent.
+	bool changed = sink_read(conn);
 	if (status != conn->link_status) {
 		conn->link_status = status;
+		changed = true;
+	}
+	if (changed) {
 		connector_changed(conn);
 	}
 	if (status == LG_LINK_STATUS_GOOD) {

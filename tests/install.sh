@@ -2,13 +2,14 @@
 # What `meson install` puts where: linkctl in bindir, the preload in
 # $libdir/linkguard/ (nothing links it), finding liblinkguard one directory
 # up without the loader's help, and the example compositor only when asked
-# for (-Dinstall-example=true).
+# for (-Dinstall-example=true), and the DP AUX access rule in the udev rules
+# directory.
 #
-#   install.sh BUILD_ROOT PREFIX BINDIR LIBDIR INSTALL_EXAMPLE
+#   install.sh BUILD_ROOT PREFIX BINDIR LIBDIR INSTALL_EXAMPLE UDEVRULESDIR
 set -u
 
-build=${1:?usage: $0 BUILD_ROOT PREFIX BINDIR LIBDIR INSTALL_EXAMPLE}
-prefix=$2 bindir=$3 libdir=$4 install_example=$5
+build=${1:?usage: $0 BUILD_ROOT PREFIX BINDIR LIBDIR INSTALL_EXAMPLE UDEVRULESDIR}
+prefix=$2 bindir=$3 libdir=$4 install_example=$5 udevrulesdir=$6
 
 fail() {
 	echo "FAIL: $*" >&2
@@ -47,3 +48,14 @@ else
 	[ ! -e "$dest$bindir/linkguard-example" ] || fail "linkguard-example installed by default"
 	echo "ok: linkguard-example not installed (-Dinstall-example=false)"
 fi
+
+# Read only, for the video group, on the AUX devices and nothing else.
+rule=$dest$udevrulesdir/70-linkguard-dp-aux.rules
+[ -f "$rule" ] || fail "no $udevrulesdir/70-linkguard-dp-aux.rules"
+line=$(grep -v '^#' "$rule" | grep .)
+[ "$(printf '%s\n' "$line" | wc -l)" -eq 1 ] || fail "the rule is not one line: $line"
+for key in 'SUBSYSTEM=="drm_dp_aux_dev"' 'GROUP="video"' 'MODE="0640"'; do
+	case $line in *"$key"*) ;; *) fail "the rule lacks $key: $line" ;; esac
+done
+case $line in *uaccess*|*MODE=\"06[4-7][2367]\"*) fail "the rule grants more than reading: $line" ;; esac
+echo "ok: $udevrulesdir/70-linkguard-dp-aux.rules: video may read the AUX devices"

@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <wlr/backend/session.h>
 #include <wlr/types/wlr_output.h>
 #include <linkguard/backend.h>
@@ -104,12 +105,74 @@ static bool drm_check_mode(struct lg_connector *conn, const struct lg_mode *mode
 	return dc->device->kms->test_mode(dc->device->kms_data, conn->output, info);
 }
 
+/*
+ * The sink's DPCD. An I/O error is said once per streak: a sink asleep or
+ * unplugged mid-read does not answer AUX, and the next read may.
+ */
+static bool drm_get_sink_status(struct lg_connector *conn,
+		struct lg_sink_status *status) {
+	struct drm_connector *dc = drm_connector_from_conn(conn);
+	const struct drm_device *device = dc->device;
+	if (dc->aux_fd < 0) {
+		return false;
+	}
+	struct dpcd_regs regs;
+	int ret = aux_read(device->aux, device->aux_data, dc->aux_fd, &regs);
+	if (ret != 0) {
+		drm_log(dc, dc->aux_failing ? LG_DEBUG : LG_INFO,
+			"DPCD read failed: %s", strerror(-ret));
+		dc->aux_failing = true;
+		return false;
+	}
+	dc->aux_failing = false;
+	if (!dpcd_decode(&regs, status)) {
+		drm_log(dc, LG_DEBUG, "DPCD holds no DisplayPort link state: ignored");
+		return false;
+	}
+	return true;
+}
+
+static void close_aux(struct drm_connector *dc) {
+	if (dc->aux_fd >= 0) {
+		dc->device->aux->close(dc->device->aux_data, dc->aux_fd);
+		dc->aux_fd = -1;
+	}
+}
+
+/*
+ * The connector's AUX device, opened once per output (an MST stream's
+ * comes and goes with it). Without access, linkguard runs as without DPCD
+ * and says so once per device.
+ */
+static void open_aux(struct drm_connector *dc) {
+	struct drm_device *device = dc->device;
+	close_aux(dc);
+	dc->aux_failing = false;
+	int fd = device->aux->open(device->aux_data, device->dev->dev,
+		dc->conn->name);
+	if (fd >= 0) {
+		dc->aux_fd = fd;
+		drm_log(dc, LG_DEBUG, "reading the sink's DPCD");
+		return;
+	}
+	if (fd == -EACCES || fd == -EPERM) {
+		lg_log(device->aux_denied_logged ? LG_DEBUG : LG_INFO,
+			"drm: %s: DP AUX device not readable (%s): running without "
+			"the sink's link status (see SINK DPCD in linkguard(7))",
+			dc->conn->name, strerror(-fd));
+		device->aux_denied_logged = true;
+	} else {
+		drm_log(dc, LG_DEBUG, "no DP AUX device: %s", strerror(-fd));
+	}
+}
+
 static const char *drm_get_identity(struct lg_connector *conn) {
 	return drm_connector_from_conn(conn)->identity;
 }
 
 static void drm_destroy(struct lg_connector *conn) {
 	struct drm_connector *dc = drm_connector_from_conn(conn);
+	close_aux(dc);
 	free(dc->identity);
 	wl_list_remove(&dc->output_destroy.link);
 	wl_list_remove(&dc->link);
@@ -122,6 +185,7 @@ static const struct lg_connector_impl drm_connector_impl = {
 	.probe = drm_probe,
 	.set_mode = drm_set_mode,
 	.check_mode = drm_check_mode,
+	.get_sink_status = drm_get_sink_status,
 	.get_identity = drm_get_identity,
 	.destroy = drm_destroy,
 };
@@ -190,6 +254,7 @@ void drm_connector_set_output(struct drm_connector *dc, struct wlr_output *outpu
 	wl_signal_add(&output->events.destroy, &dc->output_destroy);
 	dc->probed = true;
 	read_identity(dc);
+	open_aux(dc);
 	if (output->description != NULL) {
 		lg_connector_set_description(dc->conn, output->description);
 	}
@@ -206,6 +271,7 @@ struct drm_connector *drm_connector_create(struct drm_device *device,
 	}
 	dc->device = device;
 	dc->id = id;
+	dc->aux_fd = -1;
 	wl_list_init(&dc->output_destroy.link);
 	dc->conn = lg_connector_create(device->manager, &drm_connector_impl,
 		device->dev->dev, id, output->name);

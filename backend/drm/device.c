@@ -101,7 +101,8 @@ static void handle_session_active(struct wl_listener *listener, void *data) {
 
 struct drm_device *drm_device_create(struct lg_manager *manager,
 		struct wlr_session *session, struct wlr_device *dev,
-		struct wlr_backend *backend, const struct kms_impl *kms, void *kms_data) {
+		struct wlr_backend *backend, const struct kms_impl *kms, void *kms_data,
+		const struct aux_impl *aux, void *aux_data) {
 	struct drm_device *device = calloc(1, sizeof(*device));
 	if (device == NULL) {
 		lg_log(LG_ERROR, "drm: out of memory");
@@ -113,6 +114,8 @@ struct drm_device *drm_device_create(struct lg_manager *manager,
 	device->backend = backend;
 	device->kms = kms;
 	device->kms_data = kms_data;
+	device->aux = aux;
+	device->aux_data = aux_data;
 	wl_list_init(&device->connectors);
 
 	/*

@@ -18,6 +18,7 @@ struct drm {
 	struct lg_drm base;
 	struct lg_manager *manager;
 	struct wlr_session *session;
+	struct aux_roots aux_roots; // where the DP AUX devices are found
 	struct wl_list gpus; // drm_gpu.link
 	struct wl_listener manager_destroy;
 	struct wl_listener session_destroy;
@@ -73,7 +74,7 @@ static void add_gpu(struct drm *drm, struct wlr_backend *backend) {
 	}
 	gpu->kms = (struct kms_libdrm){ .fd = fd, .backend = backend };
 	gpu->device = drm_device_create(drm->manager, drm->session, dev, backend,
-		&kms_libdrm_impl, &gpu->kms);
+		&kms_libdrm_impl, &gpu->kms, &aux_sysfs_impl, &drm->aux_roots);
 	if (gpu->device == NULL) {
 		free(gpu);
 		return;
@@ -114,6 +115,7 @@ struct lg_drm *lg_drm_create(struct lg_manager *manager,
 	}
 	drm->manager = manager;
 	drm->session = session;
+	drm->aux_roots = aux_system_roots;
 	wl_list_init(&drm->gpus);
 	wl_signal_init(&drm->base.events.destroy);
 	if (wlr_backend_is_multi(backend)) {

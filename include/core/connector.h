@@ -10,6 +10,11 @@ struct lg_driver;
 void connector_changed(struct lg_connector *conn);
 /* Reads link-status and link parameters (no probe). */
 void connector_read_link(struct lg_connector *conn);
+/*
+ * sink.c: reads the sink's DPCD status, when the backend can; whether a
+ * field a client sees changed.
+ */
+bool sink_read(struct lg_connector *conn);
 /* Forced probe through the backend into conn->modes. */
 bool connector_probe(struct lg_connector *conn);
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
+#include <kms/aux.h>
 #include <kms/kms.h>
 
 struct lg_manager;
@@ -35,6 +36,9 @@ struct drm_device {
 	struct wlr_backend *backend; // emits this device's new outputs
 	const struct kms_impl *kms;
 	void *kms_data;
+	const struct aux_impl *aux; // the sinks' DPCD
+	void *aux_data;
+	bool aux_denied_logged; // no access to an AUX device: said once
 	struct wl_list connectors; // drm_connector.link
 
 	struct wl_listener change;
@@ -50,15 +54,21 @@ struct drm_connector {
 	bool probed; // wlroots probed the connector just now: no second probe
 	uint32_t forced_probes; // DDC/AUX reads we caused, for tests and bench
 	char *identity; // from the EDID, for the known-bad store; may be NULL
+	int aux_fd; // the sink's AUX device, or -1
+	bool aux_failing; // the last DPCD read failed: said once
 	enum drm_destroy_cause last_destroy;
 	struct wl_listener output_destroy;
 	struct wl_list link; // drm_device.connectors
 };
 
-/* backend may be a DRM backend or, in tests, any backend kms knows. */
+/*
+ * backend may be a DRM backend or, in tests, any backend kms knows; aux
+ * reads the sinks' DPCD.
+ */
 struct drm_device *drm_device_create(struct lg_manager *manager,
 	struct wlr_session *session, struct wlr_device *dev,
-	struct wlr_backend *backend, const struct kms_impl *kms, void *kms_data);
+	struct wlr_backend *backend, const struct kms_impl *kms, void *kms_data,
+	const struct aux_impl *aux, void *aux_data);
 void drm_device_destroy(struct drm_device *device);
 struct drm_connector *drm_device_find_connector(struct drm_device *device,
 	uint32_t id);

@@ -42,6 +42,15 @@ struct lg_connector_impl {
 	bool (*get_link_params)(struct lg_connector *conn,
 		struct lg_link_params *params);
 	/*
+	 * Optional: the sink's view of its link, read from its DPCD (AUX
+	 * transactions: the core calls it at a bounded rate, never while it
+	 * commits). Reading clears the sink's symbol error counters. Returns
+	 * false when the sink cannot be read (no AUX device, no access, I/O
+	 * error, the sink asleep).
+	 */
+	bool (*get_sink_status)(struct lg_connector *conn,
+		struct lg_sink_status *status);
+	/*
 	 * Optional: the monitor's identity (from its EDID), a string without
 	 * whitespace that stays the same across boots and ports, or NULL.
 	 * Known-bad modes are persisted under it.

@@ -49,7 +49,9 @@ struct lg_connector {
 	struct lg_mode current; // what runs now
 	struct lg_mode_list modes; // the kernel's list at the last probe
 	bool has_link_params;
-	struct lg_link_params link_params;
+	struct lg_link_params link_params; // the backend's, else the sink's
+	bool has_sink_status;
+	struct lg_sink_status sink_status; // the last DPCD read
 	bool has_last_fallback;
 	struct lg_fallback last_fallback;
 

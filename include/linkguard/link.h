@@ -1,6 +1,7 @@
 #ifndef LINKGUARD_LINK_H
 #define LINKGUARD_LINK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /** The connector's `link-status` property (DRM_MODE_LINK_STATUS_*). */
@@ -52,6 +53,29 @@ struct lg_link_params {
 	uint32_t lanes; // 1, 2 or 4
 	uint32_t rate_mbps; // per-lane rate, e.g. 5400 for HBR2
 };
+
+/**
+ * The sink's own view of its link, from its DPCD (DisplayPort only): what
+ * the kernel trained, whether the sink's receiver holds it, and the symbol
+ * errors it counted. 128b/132b links (UHBR) have other status registers:
+ * for them only link is decoded and uhbr is set.
+ */
+struct lg_sink_status {
+	struct lg_link_params link; // lanes 0: not trained; rate 0: not in LINK_BW_SET (eDP)
+	bool uhbr; // 128b/132b channel coding: lock and error fields not decoded
+	uint32_t sink_count;
+	uint8_t lanes_locked; // bit i: lane i has clock recovery, channel EQ and symbol lock
+	bool aligned; // interlane alignment done
+	bool in_sync; // SINK_STATUS: receive port 0 is in sync
+	uint8_t errors_valid; // bit i: errors[i] is a valid count
+	uint16_t errors[4]; // symbol errors per lane since the last read (15 bits)
+};
+
+/**
+ * The sink receives the link: every trained lane locked, the lanes aligned
+ * (the kernel's drm_dp_channel_eq_ok()). False for an untrained or UHBR link.
+ */
+bool lg_sink_status_locked(const struct lg_sink_status *status);
 
 const char *lg_link_state_name(enum lg_link_state state);
 const char *lg_link_status_name(enum lg_link_status status);

@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,9 @@ static uint32_t replay_output_connector_id(void *data, struct wlr_output *output
 	}
 	replay->adding = NULL;
 	rc->output = output;
+	if (rc->name[0] == '\0') {
+		snprintf(rc->name, sizeof(rc->name), "%s", output->name);
+	}
 	// As on DRM, a recreated output describes the same monitor again.
 	wlr_output_set_description(output, "Replayed 4K60 monitor");
 	rc->commit.notify = handle_commit;
@@ -116,6 +120,93 @@ static bool replay_test_mode(void *data, struct wlr_output *output,
 	struct replay_connector *rc = find(data, id);
 	return rc != NULL && rc->connected && info->clock <= rc->link_khz;
 }
+
+static struct replay_connector *find_by_name(struct replay *replay,
+		const char *name) {
+	for (size_t i = 0; i < replay->n_conns; i++) {
+		struct replay_connector *rc = &replay->conns[i];
+		if (strcmp(rc->name, name) == 0) {
+			return rc;
+		}
+	}
+	return NULL;
+}
+
+static struct replay_connector *find_by_fd(struct replay *replay, int fd) {
+	size_t i = (size_t)(fd - REPLAY_AUX_FD_BASE);
+	return fd >= REPLAY_AUX_FD_BASE && i < replay->n_conns ?
+		&replay->conns[i] : NULL;
+}
+
+static int replay_aux_open(void *data, dev_t card, const char *name) {
+	struct replay *replay = data;
+	struct replay_connector *rc = find_by_name(replay, name);
+	if (rc == NULL) {
+		return -ENOENT;
+	}
+	if (rc->aux_open_error != 0) {
+		return rc->aux_open_error;
+	}
+	rc->aux_opens++;
+	return REPLAY_AUX_FD_BASE + (int)(rc - replay->conns);
+}
+
+/* A lane's symbol error count is cleared once the sink sent both bytes. */
+static void clear_counters(struct replay_connector *rc, uint32_t address,
+		size_t len) {
+	for (uint32_t lane = 0; lane < 4; lane++) {
+		uint32_t low = DPCD_SYMBOL_ERROR_COUNT_LANE0 + 2 * lane;
+		if (address <= low && low + 2 <= address + len) {
+			rc->dpcd[low] = 0;
+			rc->dpcd[low + 1] &= DPCD_ERROR_COUNT_VALID >> 8;
+		}
+	}
+}
+
+/*
+ * As drm_dp_aux_dev.c: 16 bytes per AUX transaction, what was read before
+ * the first failed one, the error if that was the first; nothing past 1 MiB.
+ */
+static ssize_t replay_aux_pread(void *data, int fd, void *buf, size_t len,
+		off_t address) {
+	struct replay_connector *rc = find_by_fd(data, fd);
+	if (rc == NULL) {
+		return -EBADF;
+	}
+	rc->aux_reads++;
+	if (rc->aux_read_error != 0) {
+		return rc->aux_read_error;
+	}
+	size_t done = 0;
+	for (uint64_t pos = (uint64_t)address; done < len && pos < (1u << 20);) {
+		size_t chunk = len - done < 16 ? len - done : 16;
+		if (rc->aux_reply_end != 0 && pos + chunk > rc->aux_reply_end) {
+			return done > 0 ? (ssize_t)done : -EIO;
+		}
+		for (size_t i = 0; i < chunk; i++) {
+			((uint8_t *)buf)[done + i] = pos + i < REPLAY_DPCD_SIZE ?
+				rc->dpcd[pos + i] : 0;
+		}
+		done += chunk;
+		pos += chunk;
+	}
+	done -= done < rc->aux_short_by ? done : rc->aux_short_by;
+	clear_counters(rc, (uint32_t)address, done);
+	return (ssize_t)done;
+}
+
+static void replay_aux_close(void *data, int fd) {
+	struct replay_connector *rc = find_by_fd(data, fd);
+	if (rc != NULL) {
+		rc->aux_closes++;
+	}
+}
+
+const struct aux_impl replay_aux_impl = {
+	.open = replay_aux_open,
+	.pread = replay_aux_pread,
+	.close = replay_aux_close,
+};
 
 const struct kms_impl replay_kms_impl = {
 	.read = replay_read,
@@ -320,6 +411,7 @@ struct replay_connector *replay_add_connector(struct replay *replay,
 		.n_sink = n_sink,
 	};
 	memcpy(rc->sink, sink, n_sink * sizeof(*sink));
+	replay_dpcd_trained(rc, 0x14, 4); // HBR2 x4
 	return rc;
 }
 
@@ -328,6 +420,30 @@ void replay_plug(struct replay_connector *rc) {
 	rc->link_status = LG_LINK_STATUS_GOOD;
 	probe(rc);
 	add_output(rc);
+}
+
+void replay_dpcd_trained(struct replay_connector *rc, uint8_t bw_code,
+		uint32_t lanes) {
+	memset(rc->dpcd, 0, sizeof(rc->dpcd));
+	rc->dpcd[DPCD_LINK_BW_SET] = bw_code;
+	rc->dpcd[DPCD_LINK_BW_SET + DPCD_LANE_COUNT_SET] = (uint8_t)(lanes | 0x80);
+	rc->dpcd[DPCD_LINK_BW_SET + DPCD_CHANNEL_CODING_SET] = DPCD_CODING_8B10B;
+	rc->dpcd[DPCD_SINK_COUNT] = 1;
+	for (uint32_t lane = 0; lane < lanes; lane++) {
+		rc->dpcd[DPCD_SINK_COUNT + DPCD_LANE0_1_STATUS + lane / 2] |=
+			(uint8_t)(0x7 << (4 * (lane % 2)));
+		replay_dpcd_set_errors(rc, lane, 0);
+	}
+	rc->dpcd[DPCD_SINK_COUNT + DPCD_LANE_ALIGN_STATUS_UPDATED] =
+		DPCD_INTERLANE_ALIGN_DONE;
+	rc->dpcd[DPCD_SINK_COUNT + DPCD_SINK_STATUS] = DPCD_RECEIVE_PORT_0_STATUS;
+}
+
+void replay_dpcd_set_errors(struct replay_connector *rc, uint32_t lane,
+		uint16_t count) {
+	uint16_t value = (uint16_t)(DPCD_ERROR_COUNT_VALID | (count & 0x7fff));
+	rc->dpcd[DPCD_SYMBOL_ERROR_COUNT_LANE0 + 2 * lane] = value & 0xff;
+	rc->dpcd[DPCD_SYMBOL_ERROR_COUNT_LANE0 + 2 * lane + 1] = value >> 8;
 }
 
 void replay_lower_link(struct replay_connector *rc, uint32_t link_khz) {
@@ -356,7 +472,8 @@ bool replay_bed_init(struct replay_bed *bed, const struct lg_options *options,
 	bed->h.stock_compositor = stock_compositor;
 	replay_init(&bed->replay, bed->h.loop, bed->h.backend);
 	bed->device = drm_device_create(bed->h.manager, &bed->replay.session,
-		&bed->replay.dev, bed->h.backend, &replay_kms_impl, &bed->replay);
+		&bed->replay.dev, bed->h.backend, &replay_kms_impl, &bed->replay,
+		&replay_aux_impl, &bed->replay);
 	replay_add_stock(&bed->replay);
 	return bed->device != NULL && wlr_backend_start(bed->h.backend);
 }

@@ -6,7 +6,7 @@
  * wlroots' headless backend: per connector a sink's mode list, a link whose
  * bandwidth prunes modes on the next forced probe and decides the atomic
  * check, link-status, and the hotplug uevent sent through a fake session
- * device. "stock" mimics wlroots' own handler that runs after linkguard's:
+ * device, and the sink's DPCD behind the connector's AUX device. "stock" mimics wlroots' own handler that runs after linkguard's:
  * on a BAD link it destroys the output and creates a new one.
  */
 
@@ -20,6 +20,8 @@
 
 #define REPLAY_MAX_MODES 16
 #define REPLAY_MAX_CONNECTORS 64
+#define REPLAY_DPCD_SIZE 0x300 // up to the symbol error counters and past
+#define REPLAY_AUX_FD_BASE 1000 // fds the replayed AUX devices hand out
 
 struct replay;
 
@@ -37,7 +39,15 @@ struct replay_connector {
 	uint32_t link_khz; // the highest pixel clock the link carries now
 	uint32_t cascade_khz; // nonzero: the next modeset above it fails again
 	struct wlr_output *output;
+	char name[32]; // the first output's, as DRM names the connector
 	int forced_probes, recreates;
+	/* The sink's DPCD and how its AUX device answers. */
+	int aux_open_error; // 0, or the negative errno open returns
+	int aux_read_error; // 0, or the negative errno every read returns
+	uint32_t aux_reply_end; // nonzero: AUX transactions at or past it fail
+	size_t aux_short_by; // reads return this many bytes fewer
+	uint8_t dpcd[REPLAY_DPCD_SIZE];
+	int aux_opens, aux_closes, aux_reads;
 	struct wl_listener commit;
 	struct wl_listener destroy;
 };
@@ -57,6 +67,8 @@ struct replay {
 };
 
 extern const struct kms_impl replay_kms_impl;
+/* data: struct replay; connectors are found by name. */
+extern const struct aux_impl replay_aux_impl;
 
 /*
  * All of it together: the scenario harness without the sim (a compositor
@@ -97,5 +109,14 @@ void replay_lower_link(struct replay_connector *rc, uint32_t link_khz);
 /* Sends the hotplug uevent (0: a bare HOTPLUG=1) through the session device. */
 void replay_uevent(struct replay *replay, uint32_t conn_id);
 void replay_set_active(struct replay *replay, bool active);
+/*
+ * The sink's DPCD as a trained 8b/10b link: LINK_BW_SET bw_code, lanes,
+ * every lane locked and aligned, the error counters valid and zero.
+ */
+void replay_dpcd_trained(struct replay_connector *rc, uint8_t bw_code,
+	uint32_t lanes);
+/* The sink's symbol error counter of lane (valid, 15 bits). */
+void replay_dpcd_set_errors(struct replay_connector *rc, uint32_t lane,
+	uint16_t count);
 
 #endif

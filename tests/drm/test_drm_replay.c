@@ -5,10 +5,14 @@
  * asserts the commits linkguard made and that no output was destroyed
  * where none had to be.
  */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
 #include <wlr/backend.h>
 #include <wlr/types/wlr_output.h>
 #include <kms/device.h>
 #include <linkguard/connector.h>
+#include <linkguard/log.h>
 #include "test.h"
 #include "replay.h"
 
@@ -341,6 +345,157 @@ static void test_fallback_through_request_state(void) {
 	replay_bed_finish(&f);
 }
 
+/* Counts the log lines that contain a string, and keeps showing them. */
+static const char *log_watch;
+static enum lg_log_importance log_watch_importance;
+static int log_hits;
+
+static void watch_log(enum lg_log_importance importance, const char *fmt,
+		va_list args) {
+	char line[512];
+	vsnprintf(line, sizeof(line), fmt, args);
+	fprintf(stderr, "%s\n", line);
+	if (log_watch != NULL && importance <= log_watch_importance &&
+			strstr(line, log_watch) != NULL) {
+		log_hits++;
+	}
+}
+
+/* Lines at importance or above that contain text. */
+static void watch(const char *text, enum lg_log_importance importance) {
+	log_watch = text;
+	log_watch_importance = importance;
+	log_hits = 0;
+	lg_log_init(LG_DEBUG, watch_log);
+}
+
+/* No uAPI reports the trained link: the sink's DPCD does. */
+static void test_dpcd_gives_the_trained_link(void) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct lg_connector *conn = conn_of(&f, 42);
+	check_int_eq(rc->aux_opens, 1);
+	check_int_eq(rc->aux_reads, 3);
+	check(conn->has_sink_status);
+	check(conn->has_link_params);
+	check_int_eq(conn->link_params.lanes, 4);
+	check_int_eq(conn->link_params.rate_mbps, 5400);
+	check(lg_sink_status_locked(&conn->sink_status));
+
+	// i915 retrains the same mode at HBR x4 and reports BAD.
+	replay_lower_link(rc, 540000);
+	replay_dpcd_trained(rc, 0x0a, 4);
+	replay_dpcd_set_errors(rc, 1, 0x7fff);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 2);
+	check_int_eq(conn->link_params.rate_mbps, 2700);
+	check_int_eq(conn->sink_status.errors[1], 0x7fff);
+	check_int_eq(rc->aux_reads, 6);
+	// Reading cleared the sink's counter; the valid bit stays.
+	check_int_eq(rc->dpcd[0x212], 0);
+	check_int_eq(rc->dpcd[0x213], 0x80);
+
+	// The output is recreated (a replug): the device is opened again.
+	struct wlr_output *output = rc->output;
+	wlr_output_destroy(output);
+	check_int_eq(rc->aux_opens, 1);
+	replay_plug(rc);
+	check_int_eq(rc->aux_opens, 2);
+	check_int_eq(rc->aux_closes, 1);
+	replay_bed_finish(&f);
+	check_int_eq(rc->aux_closes, 2);
+}
+
+/*
+ * The recovery of test_same_mode_retrained, with the sink's AUX device
+ * failing in every way it can: linkguard runs as without DPCD.
+ */
+static void retrain_without_dpcd(int open_error, int read_error,
+		size_t short_by, uint8_t lanes, const char *said,
+		enum lg_log_importance importance, int times) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	watch(said, importance);
+	drmModeModeInfo modes[2][4];
+	struct replay_connector *rc[2];
+	for (int i = 0; i < 2; i++) {
+		size_t n = replay_monitor_4k(modes[i]);
+		rc[i] = replay_add_connector(&f.replay, 42 + (uint32_t)i, modes[i], n);
+		rc[i]->aux_open_error = open_error;
+		rc[i]->aux_read_error = read_error;
+		rc[i]->aux_short_by = short_by;
+		rc[i]->dpcd[0x101] = lanes;
+		replay_plug(rc[i]);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct lg_connector *conn = conn_of(&f, 42 + (uint32_t)i);
+		check(!conn->has_sink_status);
+		check(!conn->has_link_params);
+		replay_lower_link(rc[i], 540000);
+		replay_uevent(&f.replay, 42 + (uint32_t)i);
+		check(committed(&f.h, 2 + i, rc[i]->output, &modes[i][0]));
+		check_in_place(&f, rc[i]);
+		check(!conn->has_sink_status);
+		check_int_eq(rc[i]->aux_opens, open_error != 0 ? 0 : 1);
+	}
+	check_int_eq(f.h.modesets, 4);
+	check_int_eq(log_hits, times);
+	watch(NULL, LG_SILENT);
+	replay_bed_finish(&f);
+}
+
+static void test_dpcd_not_readable_said_once(void) {
+	// Once for the device, not per connector or per read.
+	retrain_without_dpcd(-EACCES, 0, 0, 4, "DP AUX device not readable",
+		LG_INFO, 1);
+}
+
+static void test_dpcd_missing_device(void) {
+	retrain_without_dpcd(-ENOENT, 0, 0, 4, "no DP AUX device", LG_DEBUG, 2);
+}
+
+static void test_dpcd_eio(void) {
+	// Said once per connector, at the first failed read of a streak.
+	retrain_without_dpcd(0, -EIO, 0, 4, "DPCD read failed: Input/output",
+		LG_INFO, 2);
+}
+
+static void test_dpcd_short_read(void) {
+	retrain_without_dpcd(0, 0, 1, 4, "DPCD read failed: No data", LG_INFO, 2);
+}
+
+static void test_dpcd_malformed(void) {
+	// LANE_COUNT_SET 3: no DisplayPort link has three lanes.
+	// Each read (on the new output, on the hotplug) is said at debug.
+	retrain_without_dpcd(0, 0, 0, 3, "DPCD holds no DisplayPort link state",
+		LG_DEBUG, 4);
+}
+
+/* A transaction past the first fails: the read is short, then an error. */
+static void test_dpcd_reply_ends(void) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	size_t n = replay_monitor_4k(modes);
+	struct replay_connector *rc = replay_add_connector(&f.replay, 42, modes, n);
+	rc->aux_reply_end = 0x210; // the error counters do not answer
+	replay_plug(rc);
+	struct lg_connector *conn = conn_of(&f, 42);
+	check(!conn->has_sink_status);
+	check_int_eq(rc->aux_reads, 3);
+	// A read across 16-byte transactions returns what came before.
+	uint8_t buf[32];
+	check_int_eq(replay_aux_impl.pread(&f.replay, REPLAY_AUX_FD_BASE, buf,
+		sizeof(buf), 0x200), 16);
+	rc->aux_reply_end = 0;
+	replay_uevent(&f.replay, 42);
+	check(conn->has_sink_status);
+	check_int_eq(conn->link_params.rate_mbps, 5400);
+	replay_bed_finish(&f);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained);
 	run_test(test_pruned_mode_falls_back_in_place);
@@ -353,5 +508,12 @@ int main(void) {
 	run_test(test_session_inactive);
 	run_test(test_recreate_gets_recommendation);
 	run_test(test_fallback_through_request_state);
+	run_test(test_dpcd_gives_the_trained_link);
+	run_test(test_dpcd_not_readable_said_once);
+	run_test(test_dpcd_missing_device);
+	run_test(test_dpcd_eio);
+	run_test(test_dpcd_short_read);
+	run_test(test_dpcd_malformed);
+	run_test(test_dpcd_reply_ends);
 	return test_failures == 0 ? 0 : 1;
 }
