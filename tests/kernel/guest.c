@@ -1,10 +1,29 @@
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <drm_fourcc.h>
 #include <xf86drm.h>
 #include "guest.h"
+
+static int failures;
+
+void guest_expect(bool cond, const char *fmt, ...) {
+	va_list args;
+	va_start(args, fmt);
+	printf("%s: ", cond ? "ok" : "FAIL");
+	vprintf(fmt, args);
+	printf("\n");
+	va_end(args);
+	failures += !cond;
+}
+
+int guest_finish(const char *layer) {
+	printf("%s: %s: %d failed\n", layer, failures == 0 ? "PASS" : "FAIL", failures);
+	return failures == 0 ? 0 : 1;
+}
 
 static bool find_crtc(struct guest_card *card, drmModeRes *res) {
 	drmModePlaneRes *planes = drmModeGetPlaneResources(card->fd);
@@ -96,4 +115,62 @@ bool guest_trigger(const char *fmt, ...) {
 		close(fd);
 	}
 	return ok;
+}
+
+bool guest_create_fb(struct guest_card *card, const struct kms_modes *modes) {
+	uint32_t w = 0, h = 0;
+	for (size_t i = 0; i < modes->len; i++) {
+		w = modes->modes[i].hdisplay > w ? modes->modes[i].hdisplay : w;
+		h = modes->modes[i].vdisplay > h ? modes->modes[i].vdisplay : h;
+	}
+	uint32_t handle, pitch;
+	uint64_t size;
+	if (drmModeCreateDumbBuffer(card->fd, w, h, 32, 0, &handle, &pitch, &size) != 0) {
+		return false;
+	}
+	uint32_t handles[4] = { handle }, pitches[4] = { pitch }, offsets[4] = {0};
+	return drmModeAddFB2(card->fd, w, h, DRM_FORMAT_XRGB8888, handles, pitches,
+		offsets, &card->fb_id, 0) == 0;
+}
+
+static void add(drmModeAtomicReq *req, int fd, uint32_t obj, uint32_t type,
+		const char *name, uint64_t value) {
+	drmModeAtomicAddProperty(req, obj, guest_prop_id(fd, obj, type, name), value);
+}
+
+int guest_modeset(struct guest_card *card, const drmModeModeInfo *mode, bool good,
+		bool test_only) {
+	uint32_t blob = 0;
+	if (mode != NULL && drmModeCreatePropertyBlob(card->fd, mode, sizeof(*mode), &blob) != 0) {
+		return -errno;
+	}
+	drmModeAtomicReq *req = drmModeAtomicAlloc();
+	int fd = card->fd;
+	uint32_t c = DRM_MODE_OBJECT_CONNECTOR, k = DRM_MODE_OBJECT_CRTC, p = DRM_MODE_OBJECT_PLANE;
+	uint32_t crtc = mode != NULL ? card->crtc_id : 0;
+	add(req, fd, card->conn_id, c, "CRTC_ID", crtc);
+	if (good) {
+		add(req, fd, card->conn_id, c, "link-status", DRM_MODE_LINK_STATUS_GOOD);
+	}
+	add(req, fd, card->crtc_id, k, "MODE_ID", blob);
+	add(req, fd, card->crtc_id, k, "ACTIVE", mode != NULL);
+	add(req, fd, card->plane_id, p, "FB_ID", mode != NULL ? card->fb_id : 0);
+	add(req, fd, card->plane_id, p, "CRTC_ID", crtc);
+	uint32_t w = mode != NULL ? mode->hdisplay : 0, h = mode != NULL ? mode->vdisplay : 0;
+	add(req, fd, card->plane_id, p, "SRC_X", 0);
+	add(req, fd, card->plane_id, p, "SRC_Y", 0);
+	add(req, fd, card->plane_id, p, "SRC_W", (uint64_t)w << 16);
+	add(req, fd, card->plane_id, p, "SRC_H", (uint64_t)h << 16);
+	add(req, fd, card->plane_id, p, "CRTC_X", 0);
+	add(req, fd, card->plane_id, p, "CRTC_Y", 0);
+	add(req, fd, card->plane_id, p, "CRTC_W", w);
+	add(req, fd, card->plane_id, p, "CRTC_H", h);
+	uint32_t flags = DRM_MODE_ATOMIC_ALLOW_MODESET |
+		(test_only ? DRM_MODE_ATOMIC_TEST_ONLY : 0);
+	int ret = drmModeAtomicCommit(card->fd, req, flags, NULL) == 0 ? 0 : -errno;
+	drmModeAtomicFree(req);
+	if (blob != 0) {
+		drmModeDestroyPropertyBlob(card->fd, blob);
+	}
+	return ret;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <xf86drmMode.h>
+#include <kms/kms.h>
 
 #define GUEST_CARD "/dev/dri/card0"
 #define GUEST_TRIGGER "/sys/module/lg_link_fault/parameters/trigger"
@@ -18,6 +19,7 @@
 struct guest_card {
 	int fd;
 	uint32_t conn_id, crtc_id, plane_id;
+	uint32_t fb_id; // guest_create_fb()'s
 };
 
 /*
@@ -26,6 +28,23 @@ struct guest_card {
  */
 bool guest_card_open(struct guest_card *card);
 void guest_card_close(struct guest_card *card);
+
+/* Prints "ok: ..." or "FAIL: ..." (counted) for an assertion. */
+void guest_expect(bool cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "LAYER: PASS|FAIL: N failed"; the exit status. */
+int guest_finish(const char *layer);
+
+/* One framebuffer big enough for every mode in modes, as card->fb_id. */
+bool guest_create_fb(struct guest_card *card, const struct kms_modes *modes);
+
+/*
+ * An atomic modeset of mode (NULL: off) on card's connector, CRTC and
+ * primary plane, showing card->fb_id. good: link-status GOOD with it, as
+ * the kernel contract asks of user space. Returns 0 or -errno.
+ */
+int guest_modeset(struct guest_card *card, const drmModeModeInfo *mode, bool good,
+	bool test_only);
 
 /* The id of obj's property called name, or 0. */
 uint32_t guest_prop_id(int fd, uint32_t obj, uint32_t type, const char *name);

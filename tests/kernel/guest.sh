@@ -3,13 +3,15 @@
 # build root shared over 9p): udevd, the DRM modules with vkms and
 # lg_link_fault, then the tests. Prints each phase's time since boot.
 #
-#   guest.sh MODULES_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]
+#   guest.sh MODULES_DIR TEST_KMS TEST_DPCD STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]
 #
 # USERLAND: the tests run chrooted in that other build root (Debian
 # testing's, with wlroots 0.20 and sway 1.12; the programs built there), on
 # this kernel, its modules and this root's udevd.
+# LG_KERNEL_LAYERS (from run.sh): the layers to run, of "kms dpcd
+# compositor sway"; all when unset.
 set -u
-modules=$1 userland=${8:-}
+modules=$1 userland=${9:-}
 # The only writable place: the root, /tmp included, is read-only.
 export TMPDIR=/run/tmp
 mkdir -p "$TMPDIR"
@@ -48,20 +50,44 @@ if [ -n "$userland" ]; then
 	in_userland() {
 		chroot "$userland" "$@"
 	}
+	# For dpcd.sh, which runs here and only its program there.
+	export IN_USERLAND="chroot $userland"
 	echo "userland: $(. "$userland/etc/os-release" && echo "$PRETTY_NAME"), $userland"
 fi
 
+layers=${LG_KERNEL_LAYERS:-kms dpcd compositor sway}
+runs() {
+	case " $layers " in
+	*" $1 "*) return 0 ;;
+	esac
+	echo "== (layer $1 not selected: LG_KERNEL_LAYERS='$layers')"
+	return 1
+}
+
 status=0
-echo "== 1. linkguard's libdrm layer on the kernel"
-in_userland "$2" || status=1
-phase "libdrm layer"
-echo "== 2-4. the example compositor on wlroots' DRM backend"
-in_userland sh "$here/compositor.sh" "$3" "$4" "$5" || status=1
-phase compositor
-echo "== 5. sway on wlroots' DRM backend: stock, with the preload, patched"
-in_userland sh "$here/sway.sh" "$3" "$6" "$5" "$7" || status=1
-phase sway
-sh "$here/table.sh" "$LG_KERNEL_RESULTS" || status=1
+if runs kms; then
+	echo "== 1. linkguard's libdrm layer on the kernel"
+	in_userland "$2" || status=1
+	phase "libdrm layer"
+fi
+if runs dpcd; then
+	echo "== 2. the sink's DPCD through the kernel's AUX device"
+	sh "$here/dpcd.sh" "$modules" "$3" || status=1
+	phase "DPCD layer"
+fi
+if runs compositor; then
+	echo "== 3-5. the example compositor on wlroots' DRM backend"
+	in_userland sh "$here/compositor.sh" "$4" "$5" "$6" || status=1
+	phase compositor
+fi
+if runs sway; then
+	echo "== 6. sway on wlroots' DRM backend: stock, with the preload, patched"
+	in_userland sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
+	phase sway
+fi
+case " $layers " in
+*" compositor "* | *" sway "*) sh "$here/table.sh" "$LG_KERNEL_RESULTS" || status=1 ;;
+esac
 # The console is quiet: warnings only reach the kernel's log.
 if dmesg | grep -E -A20 '(WARNING|BUG|Oops):'; then
 	echo "FAIL: the kernel warned (above)"

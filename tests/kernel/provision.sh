@@ -2,8 +2,8 @@
 # Provisions the real-kernel harness inside the Debian 13 build root: the
 # current Debian 6.12 kernel (image, headers, kbuild and source of one
 # version, resolved now, .debs cached), vkms built out of tree from that
-# source (no Debian kernel enables it), the test module
-# tests/kernel/module/lg_link_fault.c, and an initramfs that mounts the build
+# source (no Debian kernel enables it), the test module lg_link_fault
+# (tests/kernel/module/), and an initramfs that mounts the build
 # root over 9p and runs tests/kernel/guest.sh.
 #
 #   provision.sh OUT_DIR
@@ -116,9 +116,8 @@ load_order() {
 	done
 }
 load_order 9pnet_virtio 9p >"$out/modules/boot.order"
-load_order vkms >"$out/modules/drm.order"
-echo lg_link_fault.ko >>"$out/modules/drm.order"
-cp "$out/build/lg_link_fault/lg_link_fault.ko" "$out/modules/"
+# lg_link_fault needs drm_display_helper (its AUX channel), which vkms does not.
+load_order vkms lg_link_fault >"$out/modules/drm.order"
 
 # The initramfs: busybox, the 9p modules and /init.
 initramfs=$out/initramfs

@@ -4,17 +4,19 @@
 # read-only over 9p, and runs guest.sh in it. The guest's console is the
 # test's output.
 #
-#   run.sh OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]
+#   run.sh OUT_DIR TEST_KMS TEST_DPCD STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]
 #
 # It never skips: without qemu or the kernel packages it fails and says why.
 # BUILD: the linkguard build directory (sway.sh looks for the patched sway
 # there).
 # USERLAND: another build root the tests run in (guest.sh), with programs
 # built there; it must be visible here, under / (the guest sees this root).
+# LINKGUARD_KERNEL_LAYERS: a subset of the layers, while working on one
+# (e.g. "kms dpcd"; guest.sh names them); all by default.
 set -eu
 
-usage="usage: $0 OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]"
-[ $# -eq 7 ] || [ $# -eq 8 ] || { echo "$usage" >&2; exit 1; }
+usage="usage: $0 OUT_DIR TEST_KMS TEST_DPCD STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]"
+[ $# -eq 8 ] || [ $# -eq 9 ] || { echo "$usage" >&2; exit 1; }
 out=$(realpath "$1")
 shift
 # The guest starts in /: every path must be absolute.
@@ -36,6 +38,7 @@ for path in "$out/modules" "$@"; do
 	esac
 done
 args=$(echo "$out/modules" "$@" | tr ' ' ,)
+layers=$(echo ${LINKGUARD_KERNEL_LAYERS:-} | tr ' ' ,)
 
 console=$out/console.log
 qemu_start=$(date +%s.%N)
@@ -43,7 +46,7 @@ qemu_start=$(date +%s.%N)
 timeout 900 qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic \
 	-no-reboot -nodefaults -serial stdio -vga none \
 	-kernel "$out/vmlinuz" -initrd "$out/initramfs.gz" \
-	-append "console=ttyS0 panic=-1 quiet lg.run=$here/guest.sh lg.args=$args" \
+	-append "console=ttyS0 panic=-1 quiet lg.run=$here/guest.sh lg.args=$args${layers:+ lg.layers=$layers}" \
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
 	</dev/null 2>&1 | tr -d '\r' | sed 's/\x1b[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' |
 	tee "$console"

@@ -7,13 +7,11 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <libudev.h>
-#include <drm_fourcc.h>
 #include <xf86drm.h>
 #include <kms/kms.h>
 #include "guest.h"
@@ -21,22 +19,9 @@
 /* The pixel clock the "lowered link" carries: 4K60 does not fit. */
 #define CAP_KHZ 300000
 
-static int failures;
-
-static void expect(bool cond, const char *fmt, ...) {
-	va_list args;
-	va_start(args, fmt);
-	printf("%s: ", cond ? "ok" : "FAIL");
-	vprintf(fmt, args);
-	printf("\n");
-	va_end(args);
-	failures += !cond;
-}
-
 static struct guest_card card;
 static struct kms_libdrm kms;
 static struct udev_monitor *monitor;
-static uint32_t fb_id;
 
 /* The next drm "change" uevent as udevd passed it on; false after 5 s. */
 static bool next_hotplug(bool *has_connector, uint32_t *connector) {
@@ -94,66 +79,6 @@ static const drmModeModeInfo *mode_where(const struct kms_modes *list, bool abov
 	return NULL;
 }
 
-/* One framebuffer big enough for every mode the connector lists. */
-static bool create_fb(const struct kms_modes *modes) {
-	uint32_t w = 0, h = 0;
-	for (size_t i = 0; i < modes->len; i++) {
-		w = modes->modes[i].hdisplay > w ? modes->modes[i].hdisplay : w;
-		h = modes->modes[i].vdisplay > h ? modes->modes[i].vdisplay : h;
-	}
-	uint32_t handle, pitch;
-	uint64_t size;
-	if (drmModeCreateDumbBuffer(card.fd, w, h, 32, 0, &handle, &pitch, &size) != 0) {
-		return false;
-	}
-	uint32_t handles[4] = { handle }, pitches[4] = { pitch }, offsets[4] = {0};
-	return drmModeAddFB2(card.fd, w, h, DRM_FORMAT_XRGB8888, handles, pitches,
-		offsets, &fb_id, 0) == 0;
-}
-
-static void add(drmModeAtomicReq *req, uint32_t obj, uint32_t type,
-		const char *name, uint64_t value) {
-	drmModeAtomicAddProperty(req, obj, guest_prop_id(card.fd, obj, type, name), value);
-}
-
-/*
- * An atomic modeset of mode (NULL: off). good: link-status GOOD with it, as
- * the kernel contract asks of user space. Returns 0 or -errno.
- */
-static int modeset(const drmModeModeInfo *mode, bool good, bool test_only) {
-	uint32_t blob = 0;
-	if (mode != NULL && drmModeCreatePropertyBlob(card.fd, mode, sizeof(*mode), &blob) != 0) {
-		return -errno;
-	}
-	drmModeAtomicReq *req = drmModeAtomicAlloc();
-	uint32_t c = DRM_MODE_OBJECT_CONNECTOR, k = DRM_MODE_OBJECT_CRTC, p = DRM_MODE_OBJECT_PLANE;
-	add(req, card.conn_id, c, "CRTC_ID", mode != NULL ? card.crtc_id : 0);
-	if (good) {
-		add(req, card.conn_id, c, "link-status", DRM_MODE_LINK_STATUS_GOOD);
-	}
-	add(req, card.crtc_id, k, "MODE_ID", blob);
-	add(req, card.crtc_id, k, "ACTIVE", mode != NULL);
-	add(req, card.plane_id, p, "FB_ID", mode != NULL ? fb_id : 0);
-	add(req, card.plane_id, p, "CRTC_ID", mode != NULL ? card.crtc_id : 0);
-	uint32_t w = mode != NULL ? mode->hdisplay : 0, h = mode != NULL ? mode->vdisplay : 0;
-	add(req, card.plane_id, p, "SRC_X", 0);
-	add(req, card.plane_id, p, "SRC_Y", 0);
-	add(req, card.plane_id, p, "SRC_W", (uint64_t)w << 16);
-	add(req, card.plane_id, p, "SRC_H", (uint64_t)h << 16);
-	add(req, card.plane_id, p, "CRTC_X", 0);
-	add(req, card.plane_id, p, "CRTC_Y", 0);
-	add(req, card.plane_id, p, "CRTC_W", w);
-	add(req, card.plane_id, p, "CRTC_H", h);
-	uint32_t flags = DRM_MODE_ATOMIC_ALLOW_MODESET |
-		(test_only ? DRM_MODE_ATOMIC_TEST_ONLY : 0);
-	int ret = drmModeAtomicCommit(card.fd, req, flags, NULL) == 0 ? 0 : -errno;
-	drmModeAtomicFree(req);
-	if (blob != 0) {
-		drmModeDestroyPropertyBlob(card.fd, blob);
-	}
-	return ret;
-}
-
 static double now_ms(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -168,11 +93,11 @@ static void expect_uevent(const char *action, bool want_connector) {
 	bool got = guest_trigger("%s %u", action, card.conn_id) &&
 		next_hotplug(&has_connector, &id);
 	if (want_connector) {
-		expect(got && has_connector && id == card.conn_id,
+		guest_expect(got && has_connector && id == card.conn_id,
 			"'%s': uevent HOTPLUG=1 CONNECTOR=%u (%.1f ms)", action, id,
 			now_ms() - start);
 	} else {
-		expect(got && !has_connector, "'%s': bare uevent HOTPLUG=1, no CONNECTOR= (%.1f ms)",
+		guest_expect(got && !has_connector, "'%s': bare uevent HOTPLUG=1, no CONNECTOR= (%.1f ms)",
 			action, now_ms() - start);
 	}
 }
@@ -180,62 +105,64 @@ static void expect_uevent(const char *action, bool want_connector) {
 static void test_link_status(void) {
 	struct kms_connector_state state = {0};
 	bool read = kms_libdrm_impl.read(&kms, card.conn_id, &state);
-	expect(read && state.has_link_status && kms.link_status_prop != 0,
+	guest_expect(read && state.has_link_status && kms.link_status_prop != 0,
 		"connector %u has link-status (property %u)", card.conn_id,
 		kms.link_status_prop);
-	expect(state.connected && state.link_status == LG_LINK_STATUS_GOOD,
+	guest_expect(state.connected && state.link_status == LG_LINK_STATUS_GOOD,
 		"connected, link-status Good before any failure");
 }
 
 static void test_bad_link(const struct kms_modes *full) {
 	const drmModeModeInfo *fast = mode_where(full, true);
 	const drmModeModeInfo *slow = mode_where(full, false);
-	expect(fast != NULL && slow != NULL, "the list has modes above and within %d kHz",
+	guest_expect(fast != NULL && slow != NULL, "the list has modes above and within %d kHz",
 		CAP_KHZ);
 	if (fast == NULL || slow == NULL) {
 		return;
 	}
-	expect(modeset(fast, true, false) == 0, "modeset %ux%u (%d kHz) with link-status Good",
+	guest_expect(guest_modeset(&card, fast, true, false) == 0,
+		"modeset %ux%u (%d kHz) with link-status Good",
 		fast->hdisplay, fast->vdisplay, fast->clock);
 
 	guest_trigger("cap %u %d", card.conn_id, CAP_KHZ);
 	struct kms_modes cached = probe(false);
-	expect(cached.len == full->len, "capped at %d kHz: without a probe the list is as "
+	guest_expect(cached.len == full->len, "capped at %d kHz: without a probe the list is as "
 		"the last probe left it (%zu modes)", CAP_KHZ, cached.len);
 	kms_modes_finish(&cached);
 
 	expect_uevent("bad", true);
-	expect(link_status() == LG_LINK_STATUS_BAD, "link-status reads Bad after the failure");
+	guest_expect(link_status() == LG_LINK_STATUS_BAD, "link-status reads Bad after the failure");
 
 	double start = now_ms();
 	struct kms_modes pruned = probe(true);
-	expect(pruned.len > 0 && pruned.len < full->len && max_clock(&pruned) <= CAP_KHZ,
+	guest_expect(pruned.len > 0 && pruned.len < full->len && max_clock(&pruned) <= CAP_KHZ,
 		"forced probe: %zu of %zu modes remain, fastest %u kHz (%.1f ms)", pruned.len,
 		full->len, max_clock(&pruned), now_ms() - start);
 	cached = probe(false);
-	expect(cached.len == pruned.len, "the kernel keeps the pruned list (%zu modes)",
+	guest_expect(cached.len == pruned.len, "the kernel keeps the pruned list (%zu modes)",
 		cached.len);
 	kms_modes_finish(&cached);
 	kms_modes_finish(&pruned);
 
-	int ret = modeset(fast, true, true);
-	expect(ret == -EINVAL, "the same %ux%u no longer passes an atomic test (%s)",
+	int ret = guest_modeset(&card, fast, true, true);
+	guest_expect(ret == -EINVAL, "the same %ux%u no longer passes an atomic test (%s)",
 		fast->hdisplay, fast->vdisplay, strerror(-ret));
-	expect(modeset(slow, false, false) == 0 && link_status() == LG_LINK_STATUS_BAD,
+	guest_expect(guest_modeset(&card, slow, false, false) == 0 &&
+		link_status() == LG_LINK_STATUS_BAD,
 		"modeset %ux%u without link-status: succeeds, link-status stays Bad",
 		slow->hdisplay, slow->vdisplay);
-	expect(modeset(slow, true, false) == 0 && link_status() == LG_LINK_STATUS_GOOD,
-		"modeset %ux%u with link-status Good: link-status reads Good",
+	guest_expect(guest_modeset(&card, slow, true, false) == 0 &&
+		link_status() == LG_LINK_STATUS_GOOD, "modeset %ux%u with link-status Good: link-status reads Good",
 		slow->hdisplay, slow->vdisplay);
 
 	expect_uevent("bad-dev", false);
-	expect(link_status() == LG_LINK_STATUS_BAD, "link-status reads Bad after it");
-	expect(modeset(slow, true, false) == 0 && link_status() == LG_LINK_STATUS_GOOD,
-		"modeset with link-status Good: Good again");
+	guest_expect(link_status() == LG_LINK_STATUS_BAD, "link-status reads Bad after it");
+	guest_expect(guest_modeset(&card, slow, true, false) == 0 &&
+		link_status() == LG_LINK_STATUS_GOOD, "modeset with link-status Good: Good again");
 
 	guest_trigger("cap %u 0", card.conn_id);
 	struct kms_modes healed = probe(true);
-	expect(healed.len == full->len, "cap lifted: a forced probe lists all %zu modes again",
+	guest_expect(healed.len == full->len, "cap lifted: a forced probe lists all %zu modes again",
 		healed.len);
 	kms_modes_finish(&healed);
 }
@@ -285,46 +212,46 @@ static bool figures_mode_is(const struct figures *f, const drmModeModeInfo *mode
 static void test_figures(const struct kms_modes *full) {
 	const drmModeModeInfo *fast = mode_where(full, true);
 	const drmModeModeInfo *slow = mode_where(full, false);
-	// Read before each expect(): its arguments print the figures.
+	// Read before each guest_expect(): its arguments print the figures.
 	struct figures f;
 	bool got = guest_trigger("mark %u", card.conn_id) && read_figures(&f);
-	expect(got && f.modesets == 0 && f.modeset_us == -1 && f.flip_us == -1 &&
+	guest_expect(got && f.modesets == 0 && f.modeset_us == -1 && f.flip_us == -1 &&
 		strcmp(f.mode, "-") == 0, "figures: 'mark' starts them empty");
 	expect_uevent("bad", true);
-	modeset(fast, true, true);
-	modeset(slow, false, false);
+	guest_modeset(&card, fast, true, true);
+	guest_modeset(&card, slow, false, false);
 	got = read_figures(&f);
-	expect(got && f.modesets == 0,
+	guest_expect(got && f.modesets == 0,
 		"figures: a test commit and a commit of the same mode are no modeset (%d)",
 		f.modesets);
-	modeset(fast, true, false);
+	guest_modeset(&card, fast, true, false);
 	got = read_figures_flipped(&f);
-	expect(got && f.modesets == 1 && figures_mode_is(&f, fast) &&
+	guest_expect(got && f.modesets == 1 && figures_mode_is(&f, fast) &&
 		f.modeset_us >= 0 && f.flip_us > f.modeset_us,
 		"figures: a mode change is one modeset, %s; its first frame after it "
 		"(%lld us, then %lld us after the failure)", f.mode, f.modeset_us, f.flip_us);
-	modeset(NULL, false, false);
+	guest_modeset(&card, NULL, false, false);
 	got = read_figures(&f);
-	expect(got && f.modesets == 2 && strcmp(f.mode, "off") == 0 && f.flip_us == -1,
+	guest_expect(got && f.modesets == 2 && strcmp(f.mode, "off") == 0 && f.flip_us == -1,
 		"figures: turning off is a modeset (%d), nothing flips (%lld)",
 		f.modesets, f.flip_us);
-	modeset(slow, true, false);
+	guest_modeset(&card, slow, true, false);
 	got = read_figures_flipped(&f);
-	expect(got && f.modesets == 3 && figures_mode_is(&f, slow),
+	guest_expect(got && f.modesets == 3 && figures_mode_is(&f, slow),
 		"figures: turned on again, modeset %d lit %s", f.modesets, f.mode);
 }
 
 static void test_unplug(const struct kms_modes *full) {
-	modeset(NULL, false, false);
+	guest_modeset(&card, NULL, false, false);
 	expect_uevent("off", true);
 	bool connected = true;
 	struct kms_modes modes = {0};
 	kms_libdrm_impl.get_modes(&kms, card.conn_id, true, &connected, &modes);
-	expect(!connected && modes.len == 0, "unplugged: disconnected, %zu modes", modes.len);
+	guest_expect(!connected && modes.len == 0, "unplugged: disconnected, %zu modes", modes.len);
 	kms_modes_finish(&modes);
 	expect_uevent("auto", true);
 	kms_libdrm_impl.get_modes(&kms, card.conn_id, true, &connected, &modes);
-	expect(connected && modes.len == full->len, "replugged: connected, %zu modes",
+	guest_expect(connected && modes.len == full->len, "replugged: connected, %zu modes",
 		modes.len);
 	kms_modes_finish(&modes);
 }
@@ -334,7 +261,7 @@ int main(void) {
 	if (!guest_card_open(&card)) {
 		return 1;
 	}
-	expect(drmIsMaster(card.fd), "DRM master on %s", GUEST_CARD);
+	guest_expect(drmIsMaster(card.fd), "DRM master on %s", GUEST_CARD);
 	kms = (struct kms_libdrm){ .fd = card.fd };
 	struct udev *udev = udev_new();
 	monitor = udev_monitor_new_from_netlink(udev, "udev");
@@ -343,17 +270,16 @@ int main(void) {
 
 	test_link_status();
 	struct kms_modes full = probe(true);
-	expect(full.len > 0 && create_fb(&full), "forced probe lists %zu modes, fastest %u kHz",
-		full.len, max_clock(&full));
+	guest_expect(full.len > 0 && guest_create_fb(&card, &full),
+		"forced probe lists %zu modes, fastest %u kHz", full.len, max_clock(&full));
 	test_bad_link(&full);
 	test_figures(&full);
 	test_unplug(&full);
-	modeset(NULL, false, false);
+	guest_modeset(&card, NULL, false, false);
 	kms_modes_finish(&full);
 
 	udev_monitor_unref(monitor);
 	udev_unref(udev);
 	guest_card_close(&card);
-	printf("%s: %d failed\n", failures == 0 ? "kms: PASS" : "kms: FAIL", failures);
-	return failures == 0 ? 0 : 1;
+	return guest_finish("kms");
 }

@@ -4,7 +4,7 @@
 # and the tests chrooted in USERLAND with the programs of a build directory
 # made there: Debian testing's root for wlroots 0.20 and sway 1.12.
 #
-#   userland.sh OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD
+#   userland.sh OUT_DIR TEST_KMS TEST_DPCD STATUS EXAMPLE LINKCTL PRELOAD
 #
 # The programs are paths relative to a build directory: that one's.
 #
@@ -18,8 +18,8 @@
 # Skips (77) saying what is missing.
 set -eu
 
-usage="usage: $0 OUT_DIR TEST_KMS STATUS EXAMPLE LINKCTL PRELOAD"
-[ $# -eq 6 ] || { echo "$usage" >&2; exit 1; }
+usage="usage: $0 OUT_DIR TEST_KMS TEST_DPCD STATUS EXAMPLE LINKCTL PRELOAD"
+[ $# -eq 7 ] || { echo "$usage" >&2; exit 1; }
 out=$1
 shift
 userland=${LINKGUARD_KERNEL_USERLAND:-/var/cache/linkguard/roots/forky}
@@ -42,4 +42,4 @@ for program; do
 	[ -e "$build/$program" ] || skip "$build/$program is not built"
 done
 exec "$here/run.sh" "$out" "$build/$1" "$build/$2" "$build/$3" "$build/$4" \
-	"$build/$5" "$build" "$userland"
+	"$build/$5" "$build/$6" "$build" "$userland"

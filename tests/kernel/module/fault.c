@@ -19,13 +19,22 @@
  *                 detection, with a hotplug uevent (unplug, replug)
  *   mark ID       start measuring what follows on connector ID: its
  *                 modesets and the time from the next failure injected
- *                 (bad, bad-dev, off, on, auto) to the first page flip in
- *                 the final mode, read from the stats parameter (measure.c)
+ *                 (bad, bad-dev, off, on, auto, dark) to the first page
+ *                 flip in the final mode, read from the stats parameter
+ *                 (measure.c)
+ *   dark ID [MBPS]  the sink's lanes lose lock, link-status stays GOOD and
+ *                 no uevent is sent; the next modeset at a link rate of at
+ *                 most MBPS per lane (any when 0 or absent) relocks them
+ *   errors ID N   N symbol errors a second accrue in the sink's counters
+ *                 on every lane in use (0 stops them)
+ *   aux-eio ID, aux-ok ID  every AUX transfer fails with -EIO; works again
  *
  * The device is found by opening /dev/dri/card0 from the kernel. The cap
  * works by giving the connector a copy of its helper vtable whose
  * mode_valid and atomic_check consult it, as a driver's do after a link
- * fallback.
+ * fallback. At load the module hooks the device's modesets (crtc.c) and
+ * registers a DP AUX channel with a scripted sink on each connector
+ * (dpcd.c): /dev/drm_dp_auxN, under the connector in sysfs.
  */
 #include <linux/fs.h>
 #include <linux/kernel.h>
@@ -145,7 +154,7 @@ static void set_force(struct drm_connector *connector, enum drm_connector_force 
 
 static bool injects_failure(const char *action)
 {
-	static const char *const failures[] = { "bad", "bad-dev", "off", "on", "auto" };
+	static const char *const failures[] = { "bad", "bad-dev", "off", "on", "auto", "dark" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(failures); i++) {
 		if (!strcmp(action, failures[i]))
@@ -154,9 +163,17 @@ static bool injects_failure(const char *action)
 	return false;
 }
 
-static int apply(struct drm_device *dev, const char *action, u32 id, int khz)
+struct lg_command {
+	char action[16];
+	u32 id;
+	int arg; // KHZ, MBPS, N; 0 when absent
+};
+
+static int apply(struct drm_device *dev, void *data)
 {
-	struct drm_connector *connector = drm_connector_lookup(dev, NULL, id);
+	const struct lg_command *cmd = data;
+	const char *action = cmd->action;
+	struct drm_connector *connector = drm_connector_lookup(dev, NULL, cmd->id);
 	int ret = 0;
 
 	if (!connector)
@@ -172,7 +189,7 @@ static int apply(struct drm_device *dev, const char *action, u32 id, int khz)
 		else
 			drm_kms_helper_hotplug_event(dev);
 	} else if (!strcmp(action, "cap")) {
-		ret = set_cap(connector, khz);
+		ret = set_cap(connector, cmd->arg);
 	} else if (!strcmp(action, "off")) {
 		set_force(connector, DRM_FORCE_OFF);
 	} else if (!strcmp(action, "on")) {
@@ -180,7 +197,13 @@ static int apply(struct drm_device *dev, const char *action, u32 id, int khz)
 	} else if (!strcmp(action, "auto")) {
 		set_force(connector, DRM_FORCE_UNSPECIFIED);
 	} else if (!strcmp(action, "mark")) {
-		ret = lg_measure_mark(connector);
+		lg_measure_mark(connector);
+	} else if (!strcmp(action, "dark")) {
+		ret = lg_dpcd_dark(connector, cmd->arg);
+	} else if (!strcmp(action, "errors")) {
+		ret = lg_dpcd_errors(connector, cmd->arg);
+	} else if (!strcmp(action, "aux-eio") || !strcmp(action, "aux-ok")) {
+		ret = lg_dpcd_aux_fail(connector, !strcmp(action, "aux-eio"));
 	} else {
 		ret = -EINVAL;
 	}
@@ -188,18 +211,12 @@ static int apply(struct drm_device *dev, const char *action, u32 id, int khz)
 	return ret;
 }
 
-static int trigger_set(const char *val, const struct kernel_param *kp)
+/* Runs fn on the DRM device behind LG_CARD. */
+static int with_card(int (*fn)(struct drm_device *dev, void *data), void *data)
 {
-	char action[16];
-	u32 id;
-	int khz = 0, n, ret;
-	struct file *f;
+	struct file *f = filp_open(LG_CARD, O_RDWR, 0);
+	int ret;
 
-	n = sscanf(val, "%15s %u %d", action, &id, &khz);
-	if (n < 2 || (!strcmp(action, "cap") && (n != 3 || khz < 0)))
-		return -EINVAL;
-
-	f = filp_open(LG_CARD, O_RDWR, 0);
 	if (IS_ERR(f))
 		return PTR_ERR(f);
 	if (f->f_op->open != drm_open) {
@@ -207,10 +224,25 @@ static int trigger_set(const char *val, const struct kernel_param *kp)
 	} else {
 		struct drm_file *file = f->private_data;
 
-		ret = apply(file->minor->dev, action, id, khz);
+		ret = fn(file->minor->dev, data);
 	}
 	filp_close(f, NULL);
-	pr_info("lg_link_fault: %s %u %d: %d\n", action, id, khz, ret);
+	return ret;
+}
+
+static int trigger_set(const char *val, const struct kernel_param *kp)
+{
+	struct lg_command cmd = {0};
+	int n, ret;
+
+	n = sscanf(val, "%15s %u %d", cmd.action, &cmd.id, &cmd.arg);
+	if (n < 2 || cmd.arg < 0)
+		return -EINVAL;
+	// The commands whose number is not optional.
+	if (n != 3 && (!strcmp(cmd.action, "cap") || !strcmp(cmd.action, "errors")))
+		return -EINVAL;
+	ret = with_card(apply, &cmd);
+	pr_info("lg_link_fault: %s %u %d: %d\n", cmd.action, cmd.id, cmd.arg, ret);
 	return ret;
 }
 
@@ -218,10 +250,35 @@ static const struct kernel_param_ops trigger_ops = {
 	.set = trigger_set,
 };
 module_param_cb(trigger, &trigger_ops, NULL, 0200);
-MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto|mark CONNECTOR_ID [KHZ]");
+MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto|mark|dark|errors|aux-eio|aux-ok CONNECTOR_ID [N]");
 
+/* At load: the modeset hooks, then the sinks that follow them. */
+static int attach(struct drm_device *dev, void *data)
+{
+	int ret = lg_crtc_watch(dev);
+
+	if (ret)
+		return ret;
+	ret = lg_dpcd_init(dev);
+	if (ret)
+		lg_crtc_unwatch();
+	return ret;
+}
+
+static int __init lg_link_fault_init(void)
+{
+	return with_card(attach, NULL);
+}
+module_init(lg_link_fault_init);
+
+/*
+ * Unhooked first, then the sinks go (drm_dp_aux_unregister() waits for the
+ * reads in flight), then our armed vblank events, then the caps.
+ */
 static void __exit lg_link_fault_exit(void)
 {
+	lg_crtc_unwatch();
+	lg_dpcd_exit();
 	lg_measure_exit();
 	for (int i = 0; i < LG_MAX_CONNECTORS; i++) {
 		if (capped[i].connector)

@@ -20,15 +20,11 @@
  *               it turned the CRTC off; - without a modeset
  *
  * Modesets are counted in the CRTC's helper atomic_enable and
- * atomic_disable: drm_atomic_helper_commit_modeset_enables() and _disables()
- * call them for committed states only (linkguard's TEST_ONLY commits never
- * reach them, where the connector's helper atomic_check would see those too)
- * and only when drm_atomic_crtc_needs_modeset() holds: a mode change, the
- * CRTC turned on or off, or a link-status write, which
- * drm_atomic_helper_check_modeset() turns into connectors_changed (a
- * retrain). A modeset that keeps the CRTC lit disables and enables it in one
- * commit and counts once, at the enable; a disable counts when it leaves the
- * connector dark.
+ * atomic_disable (crtc.c hooks them): committed modesets only (linkguard's
+ * TEST_ONLY commits never reach them, where the connector's helper
+ * atomic_check would see those too). A modeset that keeps the CRTC lit
+ * disables and enables it in one commit and counts once, at the enable; a
+ * disable counts when it leaves the connector dark.
  *
  * The flip: the commit's own flip event cannot tell it on vkms, whose
  * commit tail flushes the planes before vkms_crtc_atomic_enable() turns
@@ -44,33 +40,14 @@
 #include <linux/completion.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait_bit.h>
-#include <drm/drm_atomic.h>
 #include <drm/drm_connector.h>
 #include <drm/drm_crtc.h>
 #include <drm/drm_device.h>
-#include <drm/drm_modeset_helper_vtables.h>
 #include <drm/drm_vblank.h>
 #include "lg_link_fault.h"
-
-#define LG_MAX_CRTCS 8
-
-/* A CRTC whose helper vtable was swapped for a counting copy. */
-struct lg_watched_crtc {
-	struct drm_crtc *crtc;
-	const struct drm_crtc_helper_funcs *orig;
-	struct drm_crtc_helper_funcs funcs;
-};
-
-/*
- * As fault.c's capped connectors: entries are only ever added (under
- * watched_lock) and set before the vtable that reads them is installed.
- */
-static struct lg_watched_crtc watched[LG_MAX_CRTCS];
-static DEFINE_MUTEX(watched_lock);
 
 /*
  * The measurement, written by commit tails and by the vblank handler that
@@ -97,15 +74,6 @@ struct lg_first_vblank {
 	struct drm_pending_vblank_event *event;
 	unsigned int generation;
 };
-
-static const struct drm_crtc_helper_funcs *orig_funcs(struct drm_crtc *crtc)
-{
-	for (int i = 0; i < LG_MAX_CRTCS; i++) {
-		if (watched[i].crtc == crtc)
-			return watched[i].orig;
-	}
-	return NULL;
-}
 
 /* Whether crtc_state lights the measured connector. Under m.lock. */
 static bool lights(const struct drm_crtc_state *crtc_state)
@@ -174,15 +142,13 @@ static void arm_first_vblank(struct drm_crtc *crtc, unsigned int generation)
 	spin_unlock_irqrestore(&crtc->dev->event_lock, flags);
 }
 
-static void lg_crtc_atomic_enable(struct drm_crtc *crtc,
-				  struct drm_atomic_state *state)
+void lg_measure_crtc_enabled(struct drm_crtc *crtc,
+			     const struct drm_crtc_state *new)
 {
-	struct drm_crtc_state *new = drm_atomic_get_new_crtc_state(state, crtc);
 	unsigned int generation;
 	unsigned long flags;
 	bool counted = false;
 
-	orig_funcs(crtc)->atomic_enable(crtc, state);
 	spin_lock_irqsave(&m.lock, flags);
 	if (lights(new) && count_modeset(&new->mode)) {
 		generation = ++m.generation;
@@ -193,11 +159,8 @@ static void lg_crtc_atomic_enable(struct drm_crtc *crtc,
 		arm_first_vblank(crtc, generation);
 }
 
-static void lg_crtc_atomic_disable(struct drm_crtc *crtc,
-				   struct drm_atomic_state *state)
+void lg_measure_crtc_disabling(const struct drm_crtc_state *old)
 {
-	struct drm_crtc_state *old = drm_atomic_get_old_crtc_state(state, crtc);
-	struct drm_crtc_state *new = drm_atomic_get_new_crtc_state(state, crtc);
 	unsigned long flags;
 
 	// drm_crtc_vblank_off() sends armed events at once: not a flip.
@@ -205,7 +168,13 @@ static void lg_crtc_atomic_disable(struct drm_crtc *crtc,
 	if (lights(old))
 		m.generation++;
 	spin_unlock_irqrestore(&m.lock, flags);
-	orig_funcs(crtc)->atomic_disable(crtc, state);
+}
+
+void lg_measure_crtc_disabled(const struct drm_crtc_state *old,
+			      const struct drm_crtc_state *new)
+{
+	unsigned long flags;
+
 	spin_lock_irqsave(&m.lock, flags);
 	// Lit again in this commit: the enable counts it.
 	if (lights(old) && !lights(new))
@@ -213,46 +182,9 @@ static void lg_crtc_atomic_disable(struct drm_crtc *crtc,
 	spin_unlock_irqrestore(&m.lock, flags);
 }
 
-static int watch(struct drm_crtc *crtc)
+void lg_measure_mark(struct drm_connector *connector)
 {
-	struct lg_watched_crtc *w = NULL;
-	const struct drm_crtc_helper_funcs *orig = crtc->helper_private;
-
-	for (int i = 0; i < LG_MAX_CRTCS; i++) {
-		if (watched[i].crtc == crtc)
-			return 0;
-		if (!w && !watched[i].crtc)
-			w = &watched[i];
-	}
-	if (!w)
-		return -ENOSPC;
-	// Without these (legacy helpers) nothing here would be called.
-	if (!orig || !orig->atomic_enable || !orig->atomic_disable)
-		return -EOPNOTSUPP;
-	w->orig = orig;
-	w->funcs = *orig;
-	w->funcs.atomic_enable = lg_crtc_atomic_enable;
-	w->funcs.atomic_disable = lg_crtc_atomic_disable;
-	w->crtc = crtc;
-	drm_crtc_helper_add(crtc, &w->funcs);
-	return 0;
-}
-
-int lg_measure_mark(struct drm_connector *connector)
-{
-	struct drm_crtc *crtc;
 	unsigned long flags;
-	int ret = 0;
-
-	mutex_lock(&watched_lock);
-	drm_for_each_crtc(crtc, connector->dev) {
-		ret = watch(crtc);
-		if (ret)
-			break;
-	}
-	mutex_unlock(&watched_lock);
-	if (ret)
-		return ret;
 
 	spin_lock_irqsave(&m.lock, flags);
 	m.connector_mask = drm_connector_mask(connector);
@@ -261,7 +193,6 @@ int lg_measure_mark(struct drm_connector *connector)
 	m.modesets = 0;
 	m.width = m.height = m.clock = 0;
 	spin_unlock_irqrestore(&m.lock, flags);
-	return 0;
 }
 
 void lg_measure_failure(struct drm_connector *connector)
@@ -318,10 +249,6 @@ MODULE_PARM_DESC(stats, "modesets and failure-to-flip time since the last 'mark'
 
 void lg_measure_exit(void)
 {
-	for (int i = 0; i < LG_MAX_CRTCS; i++) {
-		if (watched[i].crtc)
-			drm_crtc_helper_add(watched[i].crtc, watched[i].orig);
-	}
 	// An armed event is sent at the next vblank, or at once when vblanks
 	// go off: its callback is ours.
 	wait_var_event(&armed, !atomic_read(&armed));
