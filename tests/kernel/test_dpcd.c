@@ -7,6 +7,9 @@
  *
  *   lg-kernel-dpcd /dev/drm_dp_auxN
  *
+ * linkguard's own reader (backend/drm's kms/aux.h and the decoder of
+ * core/dpcd.h) must find the same device through sysfs and decode the same.
+ *
  * The oracle for the trained link is DESIGN's rule for i915
  * (intel_dp_compute_link_config_wide): the lowest rate, then the fewest
  * lanes, whose payload (80 % of the rate, 8b/10b) carries the mode's pixel
@@ -20,8 +23,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <core/dpcd.h>
+#include <kms/aux.h>
 #include <kms/kms.h>
 #include "guest.h"
 
@@ -42,6 +48,9 @@ static const struct {
 static struct guest_card card;
 static const char *aux_path;
 static int aux_fd;
+/* What linkguard's reader looks the AUX device up by. */
+static dev_t card_dev;
+static char conn_name[64];
 
 /* A link configuration: rates[rate], lanes 1, 2 or 4. */
 struct link {
@@ -135,6 +144,34 @@ static bool sink_shows(uint32_t lanes, bool locked, const char *what) {
 	return ok;
 }
 
+/*
+ * linkguard's reader, as the DRM backend runs it: the device found through
+ * sysfs from the card and the connector's name, the three blocks read,
+ * decoded. (Reading clears the error counters.)
+ */
+static void reader_shows(struct link want, bool locked, const char *what) {
+	struct aux_roots roots = aux_system_roots;
+	int fd = aux_sysfs_impl.open(&roots, card_dev, conn_name);
+	struct dpcd_regs regs;
+	struct lg_sink_status status = {0};
+	int ret = fd < 0 ? fd : aux_read(&aux_sysfs_impl, &roots, fd, &regs);
+	bool decoded = ret == 0 && dpcd_decode(&regs, &status);
+	if (fd >= 0) {
+		aux_sysfs_impl.close(&roots, fd);
+	}
+	uint8_t lanes = (uint8_t)((1u << want.lanes) - 1);
+	guest_expect(decoded && status.link.lanes == want.lanes &&
+		status.link.rate_mbps == rates[want.rate].mbps && !status.uhbr &&
+		status.sink_count == 1 && lg_sink_status_locked(&status) == locked &&
+		status.in_sync == locked && status.errors_valid == (locked ? lanes : 0),
+		"%s, linkguard's reader: %s; %" PRIu32 " lanes at %" PRIu32 " Mbit/s, "
+		"sink count %" PRIu32 ", locked lanes %02x, %saligned, %sin sync, valid "
+		"counters %02x", what, ret != 0 ? strerror(-ret) : decoded ? "decoded" :
+		"undecodable", status.link.lanes, status.link.rate_mbps, status.sink_count,
+		status.lanes_locked, status.aligned ? "" : "not ", status.in_sync ? "" : "not ",
+		status.errors_valid);
+}
+
 /* The trained link (0x100, 0x101, 0x108) is the one expected for mode. */
 static bool link_is(const drmModeModeInfo *mode, struct link want) {
 	uint8_t link[9];
@@ -163,6 +200,18 @@ static bool relight(const drmModeModeInfo *mode) {
 	return guest_modeset(&card, NULL, false, false) == 0 && light(mode);
 }
 
+/* The name the kernel gives the connector ("Virtual-1"), as wlroots does. */
+static bool name_connector(void) {
+	drmModeConnector *conn = drmModeGetConnector(card.fd, card.conn_id);
+	const char *type = conn != NULL ? drmModeGetConnectorTypeName(conn->connector_type) : NULL;
+	if (type != NULL) {
+		snprintf(conn_name, sizeof(conn_name), "%s-%" PRIu32, type,
+			conn->connector_type_id);
+	}
+	drmModeFreeConnector(conn);
+	return type != NULL;
+}
+
 /*
  * One mode of the list per link configuration it reaches (generated: every
  * mode's expected link is computed, the first of each kept), lit in turn.
@@ -189,8 +238,9 @@ static void test_trained_links(const struct kms_modes *modes,
 				continue;
 			}
 			const drmModeModeInfo *mode = &modes->modes[first[rate][lanes]];
-			if (light(mode) && link_is(mode, (struct link){ rate, lanes })) {
-				sink_shows(lanes, true, "trained");
+			struct link link = { rate, lanes };
+			if (light(mode) && link_is(mode, link) && sink_shows(lanes, true, "trained")) {
+				reader_shows(link, true, "trained");
 			}
 			*slow = *slow != NULL ? *slow : mode;
 			*fast = mode;
@@ -215,6 +265,7 @@ static void test_dark(const drmModeModeInfo *slow, const drmModeModeInfo *fast) 
 	light(fast);
 	guest_trigger("dark %u", card.conn_id);
 	sink_shows(fast_link.lanes, false, "dark");
+	reader_shows(fast_link, false, "dark");
 	guest_expect(link_status() == LG_LINK_STATUS_GOOD, "dark: link-status still reads Good");
 	relight(fast);
 	sink_shows(fast_link.lanes, true, "retrained at the same mode: relocked");
@@ -383,6 +434,15 @@ int main(int argc, char *argv[]) {
 	if (!guest_card_open(&card)) {
 		return 1;
 	}
+	struct stat st;
+	char found[256] = "";
+	bool named = fstat(card.fd, &st) == 0 && name_connector();
+	card_dev = st.st_rdev;
+	int ret = named ? aux_find(&aux_system_roots, card_dev, conn_name, found, sizeof(found)) : -ENODEV;
+	guest_expect(ret == 0 && strcmp(found, aux_path) == 0,
+		"linkguard's reader finds %s's AUX device through sysfs: %s", conn_name,
+		ret == 0 ? found : strerror(-ret));
+
 	struct kms_libdrm kms = { .fd = card.fd };
 	struct kms_modes modes = {0};
 	bool connected = false;
