@@ -87,13 +87,12 @@ static size_t printable_char(locale_t utf8, const char *s, size_t len) {
 }
 
 /*
- * A copy of a string the compositor sent, fit to print and to put in JSON:
- * the protocol's strings are bytes (libwayland checks no encoding), and a
+ * The protocol's strings are bytes (libwayland checks no encoding), and a
  * monitor's name comes from its EDID. Whatever is not UTF-8, and control
  * characters (a terminal would act on them), become U+FFFD. Decoded by the
  * C library in its C.UTF-8 locale, whatever the user's locale is.
  */
-static char *ctl_strdup_text(struct linkctl *ctl, const char *s) {
+char *ctl_strdup_text(struct linkctl *ctl, const char *s) {
 	static const char replacement[] = "\xef\xbf\xbd";
 	size_t len = strlen(s);
 	char *out = ctl_realloc(ctl, NULL, len * (sizeof(replacement) - 1) + 1);
@@ -338,6 +337,7 @@ static void connector_free(struct connector *conn) {
 	free(conn->pending.modes);
 	free(conn->pending.skipped);
 	free(conn->name);
+	free(conn->notice.told);
 	free(conn);
 }
 
@@ -371,6 +371,9 @@ static void handle_manager_done(void *data, struct zlg_link_manager_v1 *manager)
 		}
 		conn->changes = 0;
 		link = &conn->next;
+	}
+	if (ctl->watching) {
+		watch_done(ctl);
 	}
 	ctl->initial_done = true;
 	fflush(stdout);
@@ -461,5 +464,6 @@ void linkctl_finish(struct linkctl *ctl) {
 	if (ctl->utf8 != (locale_t)0) {
 		freelocale(ctl->utf8);
 	}
+	free(ctl->waybar_line);
 	wl_display_disconnect(ctl->display);
 }

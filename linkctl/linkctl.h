@@ -9,7 +9,12 @@
  *                 state (applied batch by batch, on done)
  *   text.c        the human format
  *   json.c        the JSON format (json-c), and its schema
- *   watch.c       linkctl watch: one line per change
+ *   watch.c       linkctl watch: one line per change, and what else
+ *                 follows the changes
+ *   tell.c        what the person at the monitor is told, and in which
+ *                 words
+ *   notify.c      watch --notify: desktop notifications (sd-bus)
+ *   waybar.c      watch --waybar: the status bar's line
  *   retry.c       linkctl retry NAME
  *   main.c        the command line
  */
@@ -36,6 +41,7 @@ enum linkctl_exit {
 	EXIT_NO_PROTOCOL = 5,
 	EXIT_RETRY_CANCELLED = 6,
 	EXIT_CONNECTION = 7,
+	EXIT_NO_SESSION_BUS = 8, // watch --notify: no session bus, or lost it
 };
 
 /* A mode as the protocol sends it; all zero: none. */
@@ -89,6 +95,13 @@ enum change {
 	CHANGE_REMOVED = 1 << 11, // finished
 };
 
+/* What notify.c last told about a connector. */
+struct notice {
+	uint32_t id; // the notification daemon's, 0 before the first
+	bool problem; // told of a problem that was not restored since
+	char *told; // its summary and body, so that only a change is sent
+};
+
 struct connector {
 	struct linkctl *ctl;
 	struct zlg_link_connector_v1 *proxy;
@@ -96,6 +109,7 @@ struct connector {
 	struct link_state current, pending; // pending becomes current on done
 	uint32_t changes; // enum change, since the last done
 	bool announced, finished;
+	struct notice notice;
 	struct connector *next;
 };
 
@@ -106,7 +120,11 @@ struct linkctl {
 	struct zlg_link_retry_v1 *retry; // NULL unless retrying
 	struct connector *connectors; // in announcement order
 	bool json, watching, initial_done;
+	bool waybar; // watch prints the status bar's line instead
+	struct notifier *notifier; // watch --notify, else NULL
+	char *waybar_line; // the last one printed
 	bool out_of_memory; // an allocation failed: stop, clean up, exit 1
+	int stop_status; // not EXIT_OK: watch stops with this exit status
 	int retry_answer; // enum linkctl_exit, -1 while waiting
 	const char *retry_failure;
 	locale_t utf8; // C.UTF-8, to read the compositor's strings; or 0
@@ -126,6 +144,11 @@ void linkctl_finish(struct linkctl *ctl);
 struct connector *linkctl_find(struct linkctl *ctl, const char *name);
 /* realloc that records a failure in ctl instead of exiting. */
 void *ctl_realloc(struct linkctl *ctl, void *ptr, size_t size);
+/*
+ * A copy of a string the compositor sent, fit to print and to put in JSON:
+ * valid UTF-8 without control characters (others become U+FFFD).
+ */
+char *ctl_strdup_text(struct linkctl *ctl, const char *s);
 const char *state_name(uint32_t state);
 const char *reason_name(uint32_t reason);
 const char *link_status_name(uint32_t status);
@@ -150,8 +173,47 @@ int linkctl_watch(struct linkctl *ctl);
 /* What watch calls a change, e.g. "current_mode". */
 const char *change_name(enum change change);
 /* Called on every done while watching: reports conn's changes. */
-void watch_report(struct linkctl *ctl, double now, const struct connector *conn,
+void watch_report(struct linkctl *ctl, double now, struct connector *conn,
 	uint32_t changes);
+/* Called at the end of every done while watching, after watch_report. */
+void watch_done(struct linkctl *ctl);
+
+/* tell.c */
+/* A connector's link for a person, from best to worst. */
+enum tell_class {
+	TELL_GOOD,
+	TELL_DEGRADED, // a fallback runs, or recovery is under way
+	TELL_FLAPPING,
+	TELL_FAILED,
+};
+enum tell_class tell_class(const struct link_state *state);
+const char *tell_class_name(enum tell_class class);
+/* A mode for a person: "3840x2160@60", "2560x1440@59.951", "off". */
+const char *tell_mode(const struct mode *mode, char *buf, size_t size);
+/*
+ * What happened and what to do, in one sentence: "DP-1 (Dell U2720Q): the
+ * cable no longer carries 3840x2160@60; now 3840x2160@30. Try another cable
+ * or a lower refresh rate." Allocated; NULL out of memory.
+ */
+char *tell_sentence(const struct connector *conn);
+/* text with & < > ' " as Pango markup entities; NULL out of memory. */
+char *tell_markup(const char *text);
+
+/* notify.c */
+/*
+ * Connects to the session bus; NULL when there is none (said on stderr:
+ * exit EXIT_NO_SESSION_BUS).
+ */
+struct notifier *notifier_create(void);
+void notifier_destroy(struct notifier *notifier);
+/* Tells the person of a fallback, flapping, failure or restore on conn. */
+void notifier_report(struct linkctl *ctl, struct connector *conn);
+
+/* waybar.c */
+/* The status bar's line (JSON, without a newline); NULL out of memory. */
+char *waybar_line(const struct linkctl *ctl);
+/* Prints the status bar's line when it changed; false out of memory. */
+bool waybar_print(struct linkctl *ctl);
 
 /* retry.c */
 int linkctl_retry(struct linkctl *ctl, const char *name);

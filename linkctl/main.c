@@ -4,11 +4,14 @@
  *
  *   linkctl [--json]             list connectors
  *   linkctl watch [--json]       one line per change until SIGINT
+ *   linkctl watch --waybar       waybar's line, at start and per change
+ *   linkctl watch --notify [--json|--waybar]  desktop notifications
  *   linkctl retry NAME           try NAME's requested mode again
  *
  * Exit status: 0 success (retry: succeeded); 1 retry failed; 2 usage;
  * 3 retry denied; 4 no such connector; 5 the compositor lacks the protocol;
- * 6 retry cancelled; 7 cannot connect, or the connection was lost.
+ * 6 retry cancelled; 7 cannot connect, or the connection was lost;
+ * 8 watch --notify without a session bus, or it was lost.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,12 +22,16 @@
 static const char usage[] =
 	"usage: linkctl [--json]            list connectors and their link state\n"
 	"       linkctl watch [--json]      print every change until interrupted\n"
+	"       linkctl watch --waybar      print waybar's line when it changes\n"
+	"       linkctl watch --notify [--json|--waybar]\n"
+	"                                   send desktop notifications too\n"
 	"       linkctl retry NAME          try NAME's requested mode again\n"
 	"       linkctl --help\n"
 	"\n"
 	"Exit status: 0 ok (retry succeeded), 1 retry failed, 2 usage,\n"
 	"3 retry denied, 4 no such connector, 5 no linkguard-link-v1 in the\n"
-	"compositor, 6 retry cancelled, 7 cannot connect or connection lost.\n";
+	"compositor, 6 retry cancelled, 7 cannot connect or connection lost,\n"
+	"8 no session bus for --notify.\n";
 
 static int list(struct linkctl *ctl) {
 	if (ctl->json) {
@@ -39,9 +46,14 @@ static int list(struct linkctl *ctl) {
 int main(int argc, char *argv[]) {
 	struct linkctl ctl = { .retry_answer = -1 };
 	const char *command = "list", *retry_name = NULL;
+	bool notify = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
 			ctl.json = true;
+		} else if (strcmp(argv[i], "--waybar") == 0) {
+			ctl.waybar = true;
+		} else if (strcmp(argv[i], "--notify") == 0) {
+			notify = true;
 		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(usage, stdout);
 			return EXIT_OK;
@@ -55,15 +67,21 @@ int main(int argc, char *argv[]) {
 			return EXIT_USAGE;
 		}
 	}
-	if ((strcmp(command, "retry") == 0) != (retry_name != NULL)) {
+	ctl.watching = strcmp(command, "watch") == 0;
+	if ((strcmp(command, "retry") == 0) != (retry_name != NULL) ||
+			((ctl.waybar || notify) && !ctl.watching) ||
+			(ctl.waybar && ctl.json)) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	ctl.watching = strcmp(command, "watch") == 0;
+	if (notify && (ctl.notifier = notifier_create()) == NULL) {
+		return EXIT_NO_SESSION_BUS;
+	}
 
 	ctl.display = wl_display_connect(NULL);
 	if (ctl.display == NULL) {
 		fprintf(stderr, "linkctl: cannot connect to a Wayland compositor\n");
+		notifier_destroy(ctl.notifier);
 		return EXIT_CONNECTION;
 	}
 	int status = linkctl_connect(&ctl);
@@ -76,5 +94,6 @@ int main(int argc, char *argv[]) {
 		status = EXIT_FAILURE;
 	}
 	linkctl_finish(&ctl);
+	notifier_destroy(ctl.notifier);
 	return status;
 }

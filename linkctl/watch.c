@@ -1,7 +1,9 @@
 /*
  * linkctl watch: one line per change, stamped with CLOCK_MONOTONIC when the
  * batch's done arrived (the changes of one batch share it), until SIGINT or
- * SIGTERM.
+ * SIGTERM. With --waybar the status bar's line instead (waybar.c); with
+ * --notify desktop notifications too (notify.c), and lines only when a
+ * format was asked for (--json, --waybar).
  */
 #include <errno.h>
 #include <poll.h>
@@ -41,10 +43,14 @@ const char *change_name(enum change change) {
 	return "unknown";
 }
 
-void watch_report(struct linkctl *ctl, double now, const struct connector *conn,
+void watch_report(struct linkctl *ctl, double now, struct connector *conn,
 		uint32_t changes) {
+	if (ctl->notifier != NULL && !(changes & CHANGE_REMOVED)) {
+		notifier_report(ctl, conn);
+	}
+	bool lines = !ctl->waybar && (ctl->notifier == NULL || ctl->json);
 	// In enum change's order: the fields, then added or removed.
-	for (uint32_t change = 1; change <= CHANGE_REMOVED; change <<= 1) {
+	for (uint32_t change = 1; lines && change <= CHANGE_REMOVED; change <<= 1) {
 		if (!(changes & change)) {
 			continue;
 		}
@@ -53,6 +59,12 @@ void watch_report(struct linkctl *ctl, double now, const struct connector *conn,
 		} else if (!json_print_change(now, conn, change)) {
 			ctl->out_of_memory = true;
 		}
+	}
+}
+
+void watch_done(struct linkctl *ctl) {
+	if (ctl->waybar && !waybar_print(ctl)) {
+		ctl->out_of_memory = true;
 	}
 }
 
@@ -67,7 +79,8 @@ int linkctl_watch(struct linkctl *ctl) {
 	sigaction(SIGTERM, &action, NULL);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	while (!linkctl_interrupted && !ctl->out_of_memory) {
+	while (!linkctl_interrupted && !ctl->out_of_memory &&
+			ctl->stop_status == EXIT_OK) {
 		while (wl_display_prepare_read(ctl->display) != 0) {
 			wl_display_dispatch_pending(ctl->display);
 		}
@@ -91,6 +104,9 @@ int linkctl_watch(struct linkctl *ctl) {
 	}
 	if (ctl->out_of_memory) {
 		return EXIT_FAILURE;
+	}
+	if (ctl->stop_status != EXIT_OK) {
+		return ctl->stop_status;
 	}
 	if (linkctl_interrupted) {
 		return EXIT_OK;

@@ -11,6 +11,8 @@
 #   $log        $dir/compositor.log, for the compositor's output
 #   $pid        the compositor's pid once the test starts it; the exit trap
 #               kills it if it still runs. Set it empty after reaping it.
+#   $lg_pids    more background processes the exit trap kills (a test adds
+#               to it)
 #   fail MSG    prints MSG and the log's tail, exits 1
 #   ok MSG      prints "ok: MSG"
 #   alive       whether $pid still runs
@@ -25,6 +27,8 @@
 #               uses the wlroots PRELOAD was built for
 #   randr_output NAME   NAME's block in wlr-randr's listing
 #   current_mode_is BLOCK WxH HZ   whether that block's current mode is it
+#   start_session_bus   a private D-Bus session bus in $dir (dbus-daemon),
+#               without service activation; exports DBUS_SESSION_BUS_ADDRESS
 #
 # and the environment of a headless wlroots compositor with no Wayland or
 # X11 parent.
@@ -45,8 +49,12 @@ ok() {
 dir=$(mktemp -d) || fail "mktemp failed"
 log=$dir/compositor.log
 pid=
+lg_pids=
 
 lg_cleanup() {
+	for p in $lg_pids; do
+		kill "$p" 2>/dev/null
+	done
 	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
@@ -60,7 +68,7 @@ export XDG_RUNTIME_DIR="$dir"
 # Known-bad modes learned by one test must not start the next one degraded.
 export XDG_STATE_HOME="$dir/state"
 export WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1
-unset WAYLAND_DISPLAY WAYLAND_SOCKET DISPLAY
+unset WAYLAND_DISPLAY WAYLAND_SOCKET DISPLAY DBUS_SESSION_BUS_ADDRESS
 
 # Whether the compositor still runs (an exited, unreaped child is a zombie).
 alive() {
@@ -125,4 +133,37 @@ randr_output() {
 # as e.g. "    3840x2160 px, 30.000000 Hz (current)".
 current_mode_is() {
 	printf '%s\n' "$1" | grep -Eq "^    $2 px, $3\.[0-9]+ Hz \((preferred, )?current\)"
+}
+
+# The session bus's own configuration, not the system's session.conf: that
+# one activates services on demand (mako from its .service file), and a test
+# decides itself what runs. Listens at $XDG_RUNTIME_DIR/bus, where sd-bus
+# looks without DBUS_SESSION_BUS_ADDRESS.
+start_session_bus() {
+	command -v dbus-daemon >/dev/null 2>&1 ||
+		{ echo "SKIP: dbus-daemon is not installed"; exit 77; }
+	cat >"$dir/bus.conf" <<EOF
+<busconfig>
+  <type>session</type>
+  <listen>unix:path=$dir/bus</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+EOF
+	dbus-daemon --config-file="$dir/bus.conf" --nofork --nopidfile \
+		--print-address=3 3>"$dir/bus.address" 2>"$dir/bus.log" &
+	lg_pids="$lg_pids $!"
+	tries=50
+	while [ ! -s "$dir/bus.address" ]; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] ||
+			fail "dbus-daemon printed no address in 5 s: $(cat "$dir/bus.log")"
+		sleep 0.1
+	done
+	DBUS_SESSION_BUS_ADDRESS=$(head -n 1 "$dir/bus.address")
+	export DBUS_SESSION_BUS_ADDRESS
 }

@@ -10,7 +10,7 @@
 #   link-protocol.sh TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR
 #
 # TEST is one of: events, versions, skipped, linkctl-list, linkctl-watch,
-# linkctl-text, retry, misuse, security. Each starts its own compositor in a private
+# linkctl-text, retry, misuse, security, waybar, notify-bus. Each starts its own compositor in a private
 # XDG_RUNTIME_DIR (and XDG_STATE_HOME).
 set -u
 
@@ -453,6 +453,114 @@ test_security() {
 	stop_host
 }
 
+# waybar_lines FILE CLASS_RE: until FILE's last line has "class":CLASS_RE
+# (linkctl watch --waybar writing it).
+waybar_lines() {
+	tries=300
+	until tail -n 1 "$1" 2>/dev/null | grep -Eq "\"class\":\"$2\""; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "no $2 line from watch --waybar: $(cat "$1")"
+		sleep 0.1
+	done
+}
+
+# linkctl watch --waybar through every class (every-class.scn); then, for a
+# monitor named in markup, quotes, a control character and bytes that are not
+# UTF-8, and for generated names, one line each. check-waybar.py reads the
+# lines with a strict JSON parser and their markup with an XML one.
+test_waybar() {
+	start_host every-class.scn
+	"$linkctl" watch --waybar >"$dir/waybar.jsonl" 2>"$dir/waybar.err" &
+	watch_pid=$!
+	timeout 5 "$linkctl" --json >"$dir/list.json" || fail "linkctl --json failed"
+	wait_for_log 'DP-1: state failed -> good' 60
+	waybar_lines "$dir/waybar.jsonl" good
+	kill -INT "$watch_pid"
+	wait "$watch_pid" || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
+	python3 "$scenarios/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
+		every-class || fail "watch --waybar: $(cat "$dir/waybar.jsonl")"
+	stop_host
+
+	printf 'Dell <U2720Q> & "Co" it'"'"'s\033[31m \377 caf\303\251' >"$dir/name.0"
+	seed=${LINKGUARD_SEED:-$(date +%s)}
+	echo "generated names: seed $seed (LINKGUARD_SEED repeats it)"
+	for i in 1 2 3 4 5 6; do
+		python3 -c '
+import random, sys
+r = random.Random(int(sys.argv[1]))
+pieces = [b"<", b">", b"&", b"&amp;", b"\x27", b"\"", b"\\", b"\x1b[1m", b"\x07",
+	b"\x7f", b"\xff", b"\xc3", b"\xc3\xa9", b"\xe2\x82", b"\xe2\x82\xac",
+	b"\xed\xa0\x80", b"\xc2\x85", b"<b>", b"</i>", b"Dell", b" ", b"\t"]
+name = b"".join(r.choice(pieces) for _ in range(r.randrange(1, 16)))
+sys.stdout.buffer.write(b"x" + name + b"x")  # $(cat) would drop a last newline
+' "$seed$i" >"$dir/name.$i"
+	done
+	for i in 0 1 2 3 4 5 6; do
+		start_host steady.scn --description "$(cat "$dir/name.$i")"
+		"$linkctl" watch --waybar >"$dir/waybar.jsonl" 2>"$dir/waybar.err" &
+		watch_pid=$!
+		waybar_lines "$dir/waybar.jsonl" good
+		timeout 5 "$linkctl" --json >"$dir/list.json" || fail "linkctl --json failed"
+		kill -INT "$watch_pid"
+		wait "$watch_pid" || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
+		python3 "$scenarios/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
+			steady || fail "watch --waybar for $(od -c "$dir/name.$i"): $(cat "$dir/waybar.jsonl")"
+		stop_host
+	done
+}
+
+# linkctl watch --notify's bus: usage, no session bus (exit 8), a bus
+# without a notification daemon (said, and watch goes on), a bus that goes
+# away (exit 8).
+test_notify_bus() {
+	run_status st "$linkctl" --notify
+	[ "$st" -eq 2 ] || fail "linkctl --notify: exit $st, want 2 (only watch notifies)"
+	run_status st "$linkctl" watch --waybar --json
+	[ "$st" -eq 2 ] || fail "watch --waybar --json: exit $st, want 2"
+	ok "--notify and --waybar only with watch, --waybar not with --json (exit 2)"
+
+	start_host steady.scn
+	run_status st env DBUS_SESSION_BUS_ADDRESS="unix:path=$dir/no-bus" \
+		timeout 10 "$linkctl" watch --notify 2>"$dir/notify.err"
+	[ "$st" -eq 8 ] || fail "watch --notify without a bus: exit $st, want 8"
+	grep -qF "no session bus for notifications (DBUS_SESSION_BUS_ADDRESS=unix:path=$dir/no-bus)" \
+		"$dir/notify.err" || fail "watch --notify without a bus said: $(cat "$dir/notify.err")"
+	run_status st timeout 10 "$linkctl" watch --notify 2>"$dir/notify.err"
+	[ "$st" -eq 8 ] && grep -qF 'no session bus for notifications ($XDG_RUNTIME_DIR/bus)' \
+		"$dir/notify.err" ||
+		fail "watch --notify, no variable, no \$XDG_RUNTIME_DIR/bus: exit $st: $(cat "$dir/notify.err")"
+	ok "watch --notify without a session bus: exit 8, saying which bus"
+	stop_host
+
+	# A bus where nobody serves org.freedesktop.Notifications: the watch
+	# says so at the fallback and goes on; then the bus goes away: the
+	# next notification (flapping, failed) ends the watch with exit 8.
+	start_session_bus
+	bus_pid=${lg_pids##* }
+	start_host every-class.scn
+	"$linkctl" watch --notify --json >"$dir/notify.jsonl" 2>"$dir/notify.err" &
+	watch_pid=$!
+	tries=200
+	until grep -q 'linkctl: cannot notify DP-1: .*org.freedesktop.Notifications' "$dir/notify.err"; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "no word of the missing daemon: $(cat "$dir/notify.err")"
+		sleep 0.1
+	done
+	kill -0 "$watch_pid" 2>/dev/null || fail "watch --notify exited without a daemon"
+	grep -q '"event": "fallback"' "$dir/notify.jsonl" ||
+		fail "watch --notify --json lost the lines: $(cat "$dir/notify.jsonl")"
+	ok "no notification daemon: said ($(head -n 1 "$dir/notify.err")), the watch goes on"
+	kill "$bus_pid"
+	run_status st timeout 30 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.1; done' sh "$watch_pid"
+	[ "$st" -eq 0 ] || fail "watch --notify still runs 30 s after the bus went away"
+	wait "$watch_pid"
+	st=$?
+	[ "$st" -eq 8 ] && grep -q 'linkctl: lost the session bus' "$dir/notify.err" ||
+		fail "the bus went away: exit $st, want 8: $(cat "$dir/notify.err")"
+	ok "the bus went away: exit 8 at the next notification"
+	stop_host
+}
+
 case $test_name in
 events) use_example; test_events ;;
 versions) use_example; test_versions ;;
@@ -463,5 +571,7 @@ linkctl-text) use_host; test_linkctl_text ;;
 retry) use_host; test_retry ;;
 misuse) use_host; test_misuse ;;
 security) use_host; test_security ;;
+waybar) use_host; test_waybar ;;
+notify-bus) use_host; test_notify_bus ;;
 *) fail "unknown test $test_name" ;;
 esac
