@@ -169,6 +169,8 @@ bool json_print_change(double now, const struct connector *conn,
 	enum change change);
 
 /* watch.c */
+/* Before linkctl_connect(): line-buffered output, SIGINT and SIGTERM caught. */
+void watch_prepare(void);
 int linkctl_watch(struct linkctl *ctl);
 /* What watch calls a change, e.g. "current_mode". */
 const char *change_name(enum change change);

@@ -84,6 +84,9 @@ int main(int argc, char *argv[]) {
 		notifier_destroy(ctl.notifier);
 		return EXIT_CONNECTION;
 	}
+	if (ctl.watching) {
+		watch_prepare();
+	}
 	int status = linkctl_connect(&ctl);
 	if (status == EXIT_OK) {
 		status = ctl.watching ? linkctl_watch(&ctl) :

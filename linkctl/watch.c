@@ -5,6 +5,7 @@
  * --notify desktop notifications too (notify.c), and lines only when a
  * format was asked for (--json, --waybar).
  */
+#define _GNU_SOURCE // ppoll
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -72,12 +73,27 @@ static void handle_signal(int signal_number) {
 	linkctl_interrupted = 1;
 }
 
-int linkctl_watch(struct linkctl *ctl) {
-	struct sigaction action = { .sa_handler = handle_signal };
+void watch_prepare(void) {
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	// The initial state prints lines already. A second signal ends linkctl
+	// at once, should the compositor never answer.
+	struct sigaction action = { .sa_handler = handle_signal,
+		.sa_flags = SA_RESETHAND };
 	sigemptyset(&action.sa_mask);
 	sigaction(SIGINT, &action, NULL);
 	sigaction(SIGTERM, &action, NULL);
-	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+int linkctl_watch(struct linkctl *ctl) {
+	// SIGINT and SIGTERM wait, blocked, between the check of
+	// linkctl_interrupted and ppoll, which unblocks them: one that comes in
+	// between is not lost (a status bar stops its watch right after the
+	// first line).
+	sigset_t blocked, waiting;
+	sigemptyset(&blocked);
+	sigaddset(&blocked, SIGINT);
+	sigaddset(&blocked, SIGTERM);
+	sigprocmask(SIG_BLOCK, &blocked, &waiting);
 
 	while (!linkctl_interrupted && !ctl->out_of_memory &&
 			ctl->stop_status == EXIT_OK) {
@@ -90,7 +106,7 @@ int linkctl_watch(struct linkctl *ctl) {
 		}
 		struct pollfd pfd = { .fd = wl_display_get_fd(ctl->display),
 			.events = POLLIN };
-		if (poll(&pfd, 1, -1) < 0) {
+		if (ppoll(&pfd, 1, NULL, &waiting) < 0) {
 			wl_display_cancel_read(ctl->display);
 			if (errno == EINTR) {
 				continue;
@@ -102,6 +118,7 @@ int linkctl_watch(struct linkctl *ctl) {
 			break;
 		}
 	}
+	sigprocmask(SIG_SETMASK, &waiting, NULL);
 	if (ctl->out_of_memory) {
 		return EXIT_FAILURE;
 	}
