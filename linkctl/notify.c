@@ -92,8 +92,11 @@ static enum notice_kind notice_kind(const struct connector *conn) {
 	case ZLG_LINK_CONNECTOR_V1_STATE_FAILED:
 		return NOTICE_FAILED;
 	case ZLG_LINK_CONNECTOR_V1_STATE_GOOD:
-		// Running the requested mode: news only after a problem.
-		return conn->notice.problem ? NOTICE_RESTORED : NOTICE_NONE;
+		// News only after a problem, and once the requested mode runs:
+		// after a replug the output comes a batch after the connection.
+		return conn->notice.problem && !mode_is_none(&state->current) &&
+			mode_is_requested(state, &state->current) ?
+			NOTICE_RESTORED : NOTICE_NONE;
 	}
 	return NOTICE_NONE;
 }

@@ -101,7 +101,11 @@ static void print_sentence(FILE *out, const struct connector *conn) {
 	}
 	switch (state->state) {
 	case ZLG_LINK_CONNECTOR_V1_STATE_GOOD:
-		fprintf(out, "%s, the link holds.", current);
+		if (mode_is_none(&state->current)) {
+			fputs("the output is off.", out);
+		} else {
+			fprintf(out, "%s, the link holds.", current);
+		}
 		return;
 	case ZLG_LINK_CONNECTOR_V1_STATE_BAD:
 		fputs("the link dropped; recovering.", out);

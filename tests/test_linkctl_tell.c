@@ -76,6 +76,8 @@ static void test_sentences(void) {
 	conn.current.current = uhd60;
 	conn.current.description = NULL;
 	check(sentence_is(&conn, "DP-1: 3840x2160@60, the link holds."));
+	conn.current.current = (struct mode){0}; // turned off, or not yet on
+	check(sentence_is(&conn, "DP-1: the output is off."));
 }
 
 static void test_classes(void) {
