@@ -7,15 +7,17 @@
 # which can sandbox a client (--sandboxed) and withdraw the protocol
 # (SIGUSR1).
 #
-#   link-protocol.sh TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR
+#   link-protocol.sh TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR NOTIFYD
 #
 # TEST is one of: events, versions, skipped, linkctl-list, linkctl-watch,
-# linkctl-text, retry, misuse, security, waybar, notify-bus. Each starts its own compositor in a private
-# XDG_RUNTIME_DIR (and XDG_STATE_HOME).
+# linkctl-text, retry, misuse, security, waybar, notify-bus, notify. Each
+# starts its own compositor in a private XDG_RUNTIME_DIR (and
+# XDG_STATE_HOME). NOTIFYD is lg-notifyd, a notification daemon that
+# records what it is asked.
 set -u
 
-test_name=${1:?usage: $0 TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR}
-host=$2 example=$3 probe=$4 linkctl=$5 scenarios=$6
+test_name=${1:?usage: $0 TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR NOTIFYD}
+host=$2 example=$3 probe=$4 linkctl=$5 scenarios=$6 notifyd=$7
 
 LG_LOG_NAME=compositor LG_LOG_LINES=30
 . "$(dirname "$0")/../lib.sh"
@@ -561,6 +563,74 @@ test_notify_bus() {
 	stop_host
 }
 
+# linkctl watch --notify through every kind (every-class.scn) with
+# lg-notifyd as the daemon: a fallback, flapping, the failure and the
+# restore in turn, all one notification replaced in place, with the urgency
+# and category of each, sent again only when the words change; the body
+# escaped as markup, since the daemon renders it. Nothing for the states in
+# between (bad, retraining), and nothing at start while the link is good.
+test_notify() {
+	start_session_bus
+	"$notifyd" >"$dir/notifyd.txt" 2>"$dir/notifyd.err" &
+	lg_pids="$lg_pids $!"
+	tries=50
+	until grep -q 'serving' "$dir/notifyd.err"; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "lg-notifyd did not start: $(cat "$dir/notifyd.err")"
+		sleep 0.1
+	done
+	start_host every-class.scn --description 'Dell <U2720Q> & Co'
+	"$linkctl" watch --notify >"$dir/notify.out" 2>"$dir/notify.err" &
+	watch_pid=$!
+	wait_for_log 'DP-1: state failed -> good' 60
+	tries=100
+	until grep -q 'summary=DP-1: link restored' "$dir/notifyd.txt"; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "no restore notification: $(cat "$dir/notifyd.txt") $(cat "$dir/notify.err")"
+		sleep 0.1
+	done
+	kill -INT "$watch_pid"
+	wait "$watch_pid" || fail "watch --notify did not exit 0: $(cat "$dir/notify.err")"
+	[ ! -s "$dir/notify.out" ] && [ ! -s "$dir/notify.err" ] ||
+		fail "watch --notify printed: $(cat "$dir/notify.out" "$dir/notify.err")"
+	cat "$dir/notifyd.txt"
+	python3 - "$dir/notifyd.txt" <<'PY' || fail "the notifications: $(cat "$dir/notifyd.txt")"
+import re, sys
+calls = [re.match(r"notify id=(\d+) replaces=(\d+) app=(\S*) urgency=(\d) "
+                  r"category=(\S*) summary=(.*)\|body=(.*)$", l).groups()
+         for l in open(sys.argv[1]).read().splitlines()]
+assert calls, "no notification"
+first = calls[0][0]
+assert calls[0][1] == "0", "the first one replaces %s" % calls[0][1]
+for c in calls:
+    assert c[0] == first, "not one notification: %r" % (c,)
+for c in calls[1:]:
+    assert c[1] == first, "does not replace %s: %r" % (first, c)
+assert all(c[2] == "linkguard" for c in calls), calls
+kinds = []
+for c in calls:
+    if not kinds or kinds[-1][0] != c[5]:
+        kinds.append((c[5], c[3], c[4]))
+want = [("DP-1: link degraded", "1", "device.error"),
+        ("DP-1: link flapping", "1", "device.error"),
+        ("DP-1: link failed", "2", "device.error"),
+        ("DP-1: link restored", "0", "device")]
+assert kinds == want, "kinds %r, want %r" % (kinds, want)
+who = "DP-1 (Dell &lt;U2720Q&gt; &amp; Co): "
+bodies = {c[5]: c[6] for c in calls}
+assert bodies["DP-1: link degraded"] == who + "the cable no longer carries " \
+    "3840x2160@60; now 3840x2160@30. Try another cable or a lower refresh rate.", bodies
+assert bodies["DP-1: link restored"] == who + "3840x2160@60, the link holds.", bodies
+# Only a change of words is sent (the fixture names the monitor anew after
+# the replug, in two steps: that is a change).
+for a, b in zip(calls, calls[1:]):
+    assert (a[5], a[6]) != (b[5], b[6]), "sent twice: %r" % (b,)
+print("ok: %d notifications, one id (%s), in turn: %s" % (
+    len(calls), first, ", ".join("%s (urgency %s)" % (k[0], k[1]) for k in kinds)))
+PY
+	stop_host
+}
+
 case $test_name in
 events) use_example; test_events ;;
 versions) use_example; test_versions ;;
@@ -573,5 +643,6 @@ misuse) use_host; test_misuse ;;
 security) use_host; test_security ;;
 waybar) use_host; test_waybar ;;
 notify-bus) use_host; test_notify_bus ;;
+notify) use_host; test_notify ;;
 *) fail "unknown test $test_name" ;;
 esac
