@@ -1,11 +1,13 @@
 #!/bin/sh
-# Layers 2-4 of the real-kernel harness, in the guest: the example
+# Layers 3-5 of the real-kernel harness, in the guest: the example
 # compositor on wlroots' DRM backend (pixman, a seat from seatd) drives
 # vkms; lg_link_fault makes its link fail. With linkguard, then with
 # --no-recover (stock wlroots), through the same failures (kms.sh): the
 # link lowered so that the requested mode is pruned, a cascade, an unplug
 # during recovery, a replug, a failure the mode still fits through; with
-# linkguard also linkctl and a bare HOTPLUG=1.
+# linkguard also linkctl, the link it shows from the sink's DPCD (sink.sh),
+# a bare HOTPLUG=1 while the sink's AUX fails, and a run with the AUX device
+# unreadable.
 #
 #   compositor.sh STATUS EXAMPLE LINKCTL
 set -u
@@ -14,6 +16,7 @@ status_tool=$1 example=$2 linkctl=$3
 LG_LOG_NAME=compositor LG_LOG_LINES=60
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/kms.sh"
+. "$(dirname "$0")/sink.sh"
 export WLR_BACKENDS=drm LIBSEAT_BACKEND=seatd
 
 seatd -g root >"$dir/seatd.log" 2>&1 &
@@ -21,9 +24,10 @@ seatd_pid=$!
 trap 'kill $seatd_pid 2>/dev/null; lg_cleanup' EXIT
 wlroots=$(ldd "$example" | sed -n 's/.*libwlroots-\([0-9.]*\)\.so.*/\1/p')
 
+# LAUNCH: what the example runs under (the unreadable sink's run).
 start_compositor() {
 	: >"$log"
-	"$example" "$@" >"$log" 2>&1 &
+	${LAUNCH:-} "$example" "$@" >"$log" 2>&1 &
 	pid=$!
 	wait_for_socket
 	wait_for_log 'running on WAYLAND_DISPLAY' 30
@@ -45,12 +49,13 @@ stop_compositor() {
 	rm -f "$dir"/wayland-*
 }
 
-# --- 2. with linkguard
+# --- 3. with linkguard
 start_compositor
 failures_begin "example (wlroots $wlroots) + linkguard" 1
 fail_lowered "lowered to 300 MHz, mode pruned" 300000
 grep -q "$name: fallback 4096x2160@60.000 -> .* (mode-pruned)" "$log" ||
 	fail "no mode-pruned fallback in the log"
+aux_idle 60
 listing=$("$linkctl")
 echo "$listing" | sed 's/^/    linkctl: /'
 echo "$listing" | grep -Eq "Last fallback: 4096x2160 px, 60.000 Hz -> .* \(mode-pruned\) at [0-9]+\.[0-9]+ s" ||
@@ -75,10 +80,21 @@ fail_lowered "link fails, the mode still fits" 0
 ok "same mode still fits: retrained in place without a probe"
 
 # A bare HOTPLUG=1 (older kernels): every connector's link-status is read.
+# Meanwhile every AUX transfer fails: linkguard says so once and recovers
+# as without DPCD.
+failed=$(sed -n "s/^$conn .* failed=\([0-9]*\)$/\1/p" "$aux_param")
+trigger aux-eio "$conn"
 fail_lowered "bare HOTPLUG=1, lowered to 300 MHz" 300000 bad-dev
+trigger aux-ok "$conn"
+reads=$((($(sed -n "s/^$conn .* failed=\([0-9]*\)$/\1/p" "$aux_param") - failed) / 32))
+[ "$reads" -ge 1 ] || fail "linkguard read no DPCD while the AUX failed"
+[ "$(grep -c "$name: DPCD read failed: Input/output error" "$log")" = 1 ] ||
+	fail "not one 'DPCD read failed' for $reads failed reads"
+ok "AUX failing: $reads failed DPCD read(s), one log line, recovered as without DPCD"
 stop_compositor
 
-# --- 3. stock wlroots: the same failures, linkguard watching only
+
+# --- 4. stock wlroots: the same failures, linkguard watching only
 trigger cap "$conn" 0
 start_compositor --no-recover
 failures_begin "example (wlroots $wlroots), stock" 0
@@ -88,4 +104,22 @@ fail_unplugged "unplugged during recovery"
 fail_replugged "replugged, cap lifted"
 fail_lowered "link fails, the mode still fits" 0
 stop_compositor
+trigger cap "$conn" 0
+
+# --- 5. linkguard with the sink's AUX device unreadable (mode 000, no
+# CAP_DAC_OVERRIDE): it says so once and recovers as without DPCD.
+aux_mode=$(stat -c %a "$aux_dev")
+chmod 000 "$aux_dev"
+rm -rf "$XDG_STATE_HOME" # the known-bad modes of the first run
+LAUNCH="setpriv --bounding-set -dac_override,-dac_read_search"
+start_compositor
+LAUNCH=
+failures_begin "example (wlroots $wlroots) + linkguard, no DPCD" 1
+fail_lowered "lowered to 300 MHz, mode pruned" 300000
+"$linkctl" | grep -q "^  Link: unknown$" || fail "linkctl shows a link without DPCD"
+[ "$(grep -c "DP AUX device not readable" "$log")" = 1 ] ||
+	fail "not one 'DP AUX device not readable' in the log"
+ok "AUX device unreadable: said once, recovered as without DPCD, linkctl: Link: unknown"
+stop_compositor
+chmod "$aux_mode" "$aux_dev"
 trigger cap "$conn" 0
