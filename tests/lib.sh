@@ -18,6 +18,8 @@
 #   alive       whether $pid still runs
 #   wait_for_log ERE SECONDS [COUNT]   until the log has COUNT (1)
 #               matching lines
+#   wait_for_line FILE ERE SECONDS [SHOW]   until FILE has a matching line
+#               (another process writes it); failing, shows SHOW (FILE)
 #   wl_output_globals   the wl_output global names a client sees (wayland-
 #               info): a recreated output comes back under a new name
 #   wait_for_socket     exports WAYLAND_DISPLAY once the compositor's
@@ -82,6 +84,15 @@ wait_for_log() {
 		alive || fail "${LG_LOG_NAME:-compositor} exited while waiting for /$1/"
 		tries=$((tries - 1))
 		[ "$tries" -gt 0 ] || fail "not ${3:-1} x /$1/ in the log after $2 s"
+		sleep 0.1
+	done
+}
+
+wait_for_line() {
+	tries=$(($3 * 10))
+	until grep -Eq -- "$2" "$1" 2>/dev/null; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "no /$2/ in $(basename "$1") after $3 s: $(cat "${4:-$1}")"
 		sleep 0.1
 	done
 }
@@ -157,13 +168,7 @@ EOF
 	dbus-daemon --config-file="$dir/bus.conf" --nofork --nopidfile \
 		--print-address=3 3>"$dir/bus.address" 2>"$dir/bus.log" &
 	lg_pids="$lg_pids $!"
-	tries=50
-	while [ ! -s "$dir/bus.address" ]; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] ||
-			fail "dbus-daemon printed no address in 5 s: $(cat "$dir/bus.log")"
-		sleep 0.1
-	done
+	wait_for_line "$dir/bus.address" . 5 "$dir/bus.log"
 	DBUS_SESSION_BUS_ADDRESS=$(head -n 1 "$dir/bus.address")
 	export DBUS_SESSION_BUS_ADDRESS
 }

@@ -93,12 +93,7 @@ ok "mako runs in sway and serves org.freedesktop.Notifications"
 # connected to sway.
 "$linkctl" watch --notify --json >"$dir/linkctl.jsonl" 2>"$dir/linkctl.err" &
 lg_pids="$lg_pids $!"
-tries=100
-until grep -q '"event": "added"' "$dir/linkctl.jsonl"; do
-	tries=$((tries - 1))
-	[ "$tries" -gt 0 ] || fail "linkctl watch --notify did not start: $(cat "$dir/linkctl.err")"
-	sleep 0.1
-done
+wait_for_line "$dir/linkctl.jsonl" '"event": "added"' 10 "$dir/linkctl.err"
 ok "linkctl watch --notify is watching DP-1"
 
 wait_for_log 'DP-1: link held at 3840x2160@30' 30

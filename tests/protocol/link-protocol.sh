@@ -542,12 +542,8 @@ test_notify_bus() {
 	start_host every-class.scn
 	"$linkctl" watch --notify --json >"$dir/notify.jsonl" 2>"$dir/notify.err" &
 	watch_pid=$!
-	tries=200
-	until grep -q 'linkctl: cannot notify DP-1: .*org.freedesktop.Notifications' "$dir/notify.err"; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || fail "no word of the missing daemon: $(cat "$dir/notify.err")"
-		sleep 0.1
-	done
+	wait_for_line "$dir/notify.err" \
+		'linkctl: cannot notify DP-1: .*org\.freedesktop\.Notifications' 20
 	kill -0 "$watch_pid" 2>/dev/null || fail "watch --notify exited without a daemon"
 	grep -q '"event": "fallback"' "$dir/notify.jsonl" ||
 		fail "watch --notify --json lost the lines: $(cat "$dir/notify.jsonl")"
@@ -573,22 +569,12 @@ test_notify() {
 	start_session_bus
 	"$notifyd" >"$dir/notifyd.txt" 2>"$dir/notifyd.err" &
 	lg_pids="$lg_pids $!"
-	tries=50
-	until grep -q 'serving' "$dir/notifyd.err"; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || fail "lg-notifyd did not start: $(cat "$dir/notifyd.err")"
-		sleep 0.1
-	done
+	wait_for_line "$dir/notifyd.err" 'serving' 5
 	start_host every-class.scn --description 'Dell <U2720Q> & Co'
 	"$linkctl" watch --notify >"$dir/notify.out" 2>"$dir/notify.err" &
 	watch_pid=$!
 	wait_for_log 'DP-1: state failed -> good' 60
-	tries=100
-	until grep -q 'summary=DP-1: link restored' "$dir/notifyd.txt"; do
-		tries=$((tries - 1))
-		[ "$tries" -gt 0 ] || fail "no restore notification: $(cat "$dir/notifyd.txt") $(cat "$dir/notify.err")"
-		sleep 0.1
-	done
+	wait_for_line "$dir/notifyd.txt" 'summary=DP-1: link restored' 10
 	kill -INT "$watch_pid"
 	wait "$watch_pid" || fail "watch --notify did not exit 0: $(cat "$dir/notify.err")"
 	[ ! -s "$dir/notify.out" ] && [ ! -s "$dir/notify.err" ] ||
