@@ -99,7 +99,7 @@ static void recover_together(struct lg_connector **conns, size_t n) {
 		struct lg_driver *driver = recovery_driver(conns[i]);
 		bool ok = together ||
 			recovery_commit_mode(conns[i], &driver->deferred);
-		lg_driver_committed(driver, ok);
+		recovery_committed(conns[i], ok);
 	}
 }
 

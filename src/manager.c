@@ -71,6 +71,7 @@ struct lg_manager *lg_manager_create(struct wl_display *display,
 	wl_signal_init(&manager->events.fallback);
 	wl_signal_init(&manager->events.restored);
 	wl_signal_init(&manager->events.failed);
+	wl_signal_init(&manager->events.incident);
 	wl_signal_init(&manager->events.destroy);
 
 	manager->display_destroy.notify = handle_display_destroy;

@@ -1,3 +1,4 @@
+#include <linkguard/incident.h>
 #include <linkguard/link.h>
 #include <linkguard/policy.h>
 #include <core/machine.h>
@@ -34,6 +35,45 @@ const char *lg_fallback_reason_name(enum lg_fallback_reason reason) {
 		return "known-bad";
 	case LG_FALLBACK_FLAPPING:
 		return "flapping";
+	}
+	return "unknown";
+}
+
+const char *lg_incident_reason_name(enum lg_incident_reason reason) {
+	switch (reason) {
+	case LG_INCIDENT_MODE_PRUNED:
+	case LG_INCIDENT_TEST_FAILED:
+	case LG_INCIDENT_KNOWN_BAD:
+	case LG_INCIDENT_FLAPPING:
+		return lg_fallback_reason_name((enum lg_fallback_reason)reason);
+	case LG_INCIDENT_LINK_BAD:
+		return "link-bad";
+	case LG_INCIDENT_NO_MODES:
+		return "no-modes";
+	case LG_INCIDENT_ALL_REJECTED:
+		return "all-rejected";
+	case LG_INCIDENT_PROBE_FAILED:
+		return "probe-failed";
+	case LG_INCIDENT_RETRY:
+		return "retry";
+	}
+	return "unknown";
+}
+
+const char *lg_incident_outcome_name(enum lg_incident_outcome outcome) {
+	switch (outcome) {
+	case LG_INCIDENT_RETRAINED:
+		return "retrained";
+	case LG_INCIDENT_RESTORED:
+		return "restored";
+	case LG_INCIDENT_DEGRADED:
+		return "degraded";
+	case LG_INCIDENT_HELD:
+		return "held";
+	case LG_INCIDENT_FAILED:
+		return "failed";
+	case LG_INCIDENT_GONE:
+		return "gone";
 	}
 	return "unknown";
 }

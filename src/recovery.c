@@ -15,6 +15,7 @@ struct lg_recovery {
 	struct lg_driver driver;
 	struct lg_machine_config config;
 	struct wl_event_source *timer;
+	struct lg_incidents incidents;
 	// The answers of synchronous feeds.
 	enum lg_retry_result retry;
 	bool has_recommend;
@@ -113,6 +114,7 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 	char buf[64];
 	lg_conn_log(conn, LG_INFO, "retraining at %s: %s",
 		lg_mode_format(&action->mode, buf, sizeof(buf)), action->why);
+	incident_commit(conn);
 	return recovery_commit_mode(conn, &action->mode);
 }
 
@@ -190,19 +192,24 @@ static void recovery_act(void *data, const struct lg_action *action) {
 		return;
 	case LG_ACTION_STATE:
 		report_state(conn);
+		incident_report(conn, action);
 		return;
 	case LG_ACTION_FALLBACK:
+		incident_report(conn, action);
 		report_fallback(conn, action);
 		return;
 	case LG_ACTION_RESTORED:
+		incident_report(conn, action);
 		wl_signal_emit_mutable(&conn->manager->events.restored, conn);
 		return;
 	case LG_ACTION_FAILED:
+		incident_report(conn, action);
 		lg_conn_log(conn, LG_ERROR, "recovery failed: %s; trying again in %u ms",
 			lg_failure_name(action->failure), action->ms);
 		wl_signal_emit_mutable(&conn->manager->events.failed, conn);
 		return;
 	case LG_ACTION_FLAPPING:
+		incident_report(conn, action);
 		lg_conn_log(conn, LG_INFO, "link flapping (%u BADs at a mode that fits "
 			"within %u ms): stepping down, modesets at least %u ms apart",
 			recovery->config.flap_count, recovery->config.flap_window_ms,
@@ -261,6 +268,7 @@ bool recovery_create(struct lg_connector *conn) {
 		.backoff_max_ms = options->backoff_max_ms,
 	};
 	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
+	incidents_init(&recovery->incidents);
 	conn->recovery = recovery;
 	return true;
 }
@@ -281,6 +289,20 @@ void recovery_destroy(struct lg_connector *conn) {
 void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type) {
 	lg_conn_log(conn, LG_DEBUG, "recovery: %s", lg_machine_event_name(type));
 	lg_driver_feed(&conn->recovery->driver, type);
+	incident_rest(conn);
+}
+
+void recovery_committed(struct lg_connector *conn, bool ok) {
+	lg_driver_committed(&conn->recovery->driver, ok);
+	incident_rest(conn);
+}
+
+struct lg_incidents *recovery_incidents(struct lg_connector *conn) {
+	return &conn->recovery->incidents;
+}
+
+const struct lg_history *connector_history(const struct lg_connector *conn) {
+	return &conn->recovery->incidents.history;
 }
 
 struct lg_driver *recovery_driver(struct lg_connector *conn) {
@@ -302,7 +324,9 @@ bool recovery_recommend(struct lg_connector *conn, struct lg_mode *mode) {
 enum lg_retry_result lg_connector_retry(struct lg_connector *conn) {
 	struct lg_recovery *recovery = conn->recovery;
 	recovery->retry = LG_RETRY_UNAVAILABLE;
+	recovery->incidents.retrying = true;
 	recovery_feed(conn, LG_MACHINE_RETRY);
+	recovery->incidents.retrying = false;
 	if (recovery->retry == LG_RETRY_REJECTED) {
 		char buf[64];
 		lg_conn_log(conn, LG_INFO, "retry: %s not accepted",

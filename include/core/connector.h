@@ -2,6 +2,7 @@
 #define CORE_CONNECTOR_H
 
 #include <linkguard/backend.h>
+#include <core/history.h>
 #include <core/machine.h>
 
 struct lg_driver;
@@ -24,6 +25,8 @@ void recovery_destroy(struct lg_connector *conn);
 /* Feeds the connector's state machine one event and runs what follows. */
 void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type);
 struct lg_driver *recovery_driver(struct lg_connector *conn);
+/* The answer to a commit the driver deferred (several connectors at once). */
+void recovery_committed(struct lg_connector *conn, bool ok);
 /* No timer armed: nothing pending for this connector. */
 bool recovery_idle(const struct lg_connector *conn);
 /* A state that enables output at mode; false if the backend can't set it. */
@@ -43,6 +46,30 @@ void known_bad_add(struct lg_connector *conn, const struct lg_mode *mode);
 void known_bad_forget(struct lg_connector *conn);
 /* The link held mode: not bad after all; the store catches up. */
 void known_bad_held(struct lg_connector *conn, const struct lg_mode *mode);
+
+/*
+ * incident.c: the incident under way and the connector's history, kept by
+ * the driver (the machine decides, this records what came of it).
+ */
+struct lg_incidents {
+	struct lg_history history;
+	bool open;
+	bool retrying; // inside a client's retry
+	bool restored; // the machine reported the requested mode back
+	struct lg_incident pending;
+	uint64_t opened_ms;
+	enum lg_incident_reason last_reason; // of the last incident recorded
+};
+void incidents_init(struct lg_incidents *incidents);
+/* An action the machine reported: STATE, FALLBACK, RESTORED, FAILED, FLAPPING. */
+void incident_report(struct lg_connector *conn, const struct lg_action *action);
+/* linkguard is about to modeset: an incident if none is under way. */
+void incident_commit(struct lg_connector *conn);
+/* The machine waits again: records the incident if recovery came to rest. */
+void incident_rest(struct lg_connector *conn);
+/* recovery.c: the connector's incidents. */
+struct lg_incidents *recovery_incidents(struct lg_connector *conn);
+const struct lg_history *connector_history(const struct lg_connector *conn);
 
 uint64_t lg_now_ms(void);
 

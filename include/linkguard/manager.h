@@ -6,6 +6,7 @@
 #include <wayland-server-core.h>
 #include <linkguard/commit.h>
 #include <linkguard/connector.h>
+#include <linkguard/incident.h>
 #include <linkguard/policy.h>
 
 struct wlr_backend;
@@ -75,6 +76,9 @@ struct lg_manager {
 		struct wl_signal fallback; // struct lg_fallback
 		struct wl_signal restored; // struct lg_connector
 		struct wl_signal failed; // struct lg_connector
+		// A recovery came to rest (linkguard/incident.h); kept in the
+		// connector's history, the last 32.
+		struct wl_signal incident; // struct lg_incident
 		struct wl_signal destroy;
 	} events;
 
