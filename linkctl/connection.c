@@ -249,6 +249,45 @@ static void handle_skipped_mode(void *data, struct zlg_link_connector_v1 *proxy,
 	skipped->last_failed = ((uint64_t)last_failed_hi << 32) | last_failed_lo;
 }
 
+static void handle_incidents_reset(void *data,
+		struct zlg_link_connector_v1 *proxy) {
+	struct connector *conn = data;
+	conn->pending.has_incidents = true;
+	conn->pending.n_incidents = 0;
+}
+
+static void handle_incident(void *data, struct zlg_link_connector_v1 *proxy,
+		uint32_t reason, uint32_t outcome, int32_t from_width,
+		int32_t from_height, int32_t from_refresh, int32_t to_width,
+		int32_t to_height, int32_t to_refresh, uint32_t from_lanes,
+		uint32_t from_rate, uint32_t to_lanes, uint32_t to_rate,
+		uint32_t tv_sec_hi, uint32_t tv_sec_lo, uint32_t tv_nsec,
+		uint32_t duration) {
+	struct connector *conn = data;
+	struct link_state *state = &conn->pending;
+	struct incident *incidents = ctl_realloc(conn->ctl, state->incidents,
+		(state->n_incidents + 1) * sizeof(*state->incidents));
+	if (incidents == NULL) {
+		return;
+	}
+	state->incidents = incidents;
+	struct incident *incident = &state->incidents[state->n_incidents++];
+	*incident = (struct incident){
+		.reason = reason,
+		.outcome = outcome,
+		.from_lanes = from_lanes,
+		.from_rate_mbps = from_rate,
+		.to_lanes = to_lanes,
+		.to_rate_mbps = to_rate,
+		.sec = ((uint64_t)tv_sec_hi << 32) | tv_sec_lo,
+		.nsec = tv_nsec,
+		.duration_ms = duration,
+	};
+	set_mode(&incident->from, from_width, from_height, from_refresh);
+	set_mode(&incident->to, to_width, to_height, to_refresh);
+	conn->changes |= CHANGE_INCIDENT;
+}
+
 static const struct zlg_link_connector_v1_listener connector_listener = {
 	.name = handle_name,
 	.description = handle_description,
@@ -264,6 +303,8 @@ static const struct zlg_link_connector_v1_listener connector_listener = {
 	.finished = handle_connector_finished,
 	.skipped_modes_reset = handle_skipped_modes_reset,
 	.skipped_mode = handle_skipped_mode,
+	.incidents_reset = handle_incidents_reset,
+	.incident = handle_incident,
 };
 
 static void handle_manager_connector(void *data,
@@ -306,6 +347,7 @@ static void connector_apply(struct connector *conn) {
 	struct link_state *cur = &conn->current, *pending = &conn->pending;
 	struct mode *modes = cur->modes;
 	struct skipped_mode *skipped = cur->skipped;
+	struct incident *incidents = cur->incidents;
 	if (!copy_array(conn->ctl, (void **)&modes, pending->modes,
 			pending->n_modes, sizeof(*modes))) {
 		return;
@@ -316,6 +358,11 @@ static void connector_apply(struct connector *conn) {
 		return;
 	}
 	cur->skipped = skipped;
+	if (!copy_array(conn->ctl, (void **)&incidents, pending->incidents,
+			pending->n_incidents, sizeof(*incidents))) {
+		return;
+	}
+	cur->incidents = incidents;
 	if (conn->changes & CHANGE_DESCRIPTION) {
 		free(cur->description);
 		cur->description = pending->description != NULL ?
@@ -326,6 +373,7 @@ static void connector_apply(struct connector *conn) {
 	cur->description = description;
 	cur->modes = modes;
 	cur->skipped = skipped;
+	cur->incidents = incidents;
 }
 
 static void connector_free(struct connector *conn) {
@@ -333,9 +381,11 @@ static void connector_free(struct connector *conn) {
 	free(conn->current.description);
 	free(conn->current.modes);
 	free(conn->current.skipped);
+	free(conn->current.incidents);
 	free(conn->pending.description);
 	free(conn->pending.modes);
 	free(conn->pending.skipped);
+	free(conn->pending.incidents);
 	free(conn->name);
 	free(conn->notice.told);
 	free(conn);
@@ -398,10 +448,11 @@ static void handle_global(void *data, struct wl_registry *registry,
 	struct linkctl *ctl = data;
 	if (strcmp(interface, zlg_link_manager_v1_interface.name) == 0 &&
 			ctl->manager == NULL) {
-		// Version 2 adds the skipped modes; a version 1 compositor
-		// just does not tell them.
+		// Version 2 adds the skipped modes, 3 the incidents; an older
+		// compositor just does not tell them.
+		ctl->version = version < 3 ? version : 3;
 		ctl->manager = wl_registry_bind(registry, name,
-			&zlg_link_manager_v1_interface, version < 2 ? version : 2);
+			&zlg_link_manager_v1_interface, ctl->version);
 		zlg_link_manager_v1_add_listener(ctl->manager, &manager_listener, ctl);
 	}
 }

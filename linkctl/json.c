@@ -28,8 +28,22 @@
  * "requested_mode" and "current_mode" "value": MODE|null; "allowed_modes"
  * "value": [MODE...]; "link" "value": LINK|null; "description" "value":
  * STRING; "fallback" "value": FALLBACK; "skipped_modes" "value":
- * [SKIPPED...]. "time" is CLOCK_MONOTONIC seconds when the batch's done
- * arrived; events of one batch share it.
+ * [SKIPPED...]; "incident" "value": INCIDENT (version 3). "time" is
+ * CLOCK_MONOTONIC seconds when the batch's done arrived; events of one
+ * batch share it.
+ *
+ * `linkctl history [NAME] --json` (schema version 1; fields are only ever
+ * added), incidents oldest first:
+ *
+ *   { "version": 1, "connectors": [ { "name": "DP-1",
+ *       "incidents": [ INCIDENT... ] }... ] }
+ *   INCIDENT = { "time": SECONDS since the epoch, when it began,
+ *     "outcome": "retrained"|"restored"|"degraded"|"held"|"failed"|"gone",
+ *     "reason": "mode-pruned"|"test-failed"|"known-bad"|"flapping"|
+ *       "link-bad"|"no-modes"|"all-rejected"|"probe-failed"|"retry",
+ *     "mode_before": MODE|null, "mode_after": MODE|null,
+ *     "link_before": LINK|null, "link_after": LINK|null,
+ *     "duration_ms": INT }
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -81,14 +95,13 @@ static struct json_object *modes_json(const struct link_state *state) {
 	return array;
 }
 
-static struct json_object *link_json(const struct link_state *state) {
-	if (state->lanes == 0) {
+static struct json_object *link_json(uint32_t lanes, uint32_t rate_mbps) {
+	if (lanes == 0) {
 		return NULL;
 	}
 	struct json_object *obj = json_object_new_object();
-	json_object_object_add(obj, "lanes", json_object_new_int64(state->lanes));
-	json_object_object_add(obj, "rate_mbps",
-		json_object_new_int64(state->rate_mbps));
+	json_object_object_add(obj, "lanes", json_object_new_int64(lanes));
+	json_object_object_add(obj, "rate_mbps", json_object_new_int64(rate_mbps));
 	return obj;
 }
 
@@ -128,6 +141,26 @@ static struct json_object *skipped_json(const struct link_state *state) {
 	return array;
 }
 
+static struct json_object *incident_json(const struct incident *incident) {
+	struct json_object *obj = json_object_new_object();
+	json_object_object_add(obj, "time", decimal(
+		(double)incident->sec + incident->nsec / 1e9,
+		"%" PRIu64 ".%09" PRIu32, incident->sec, incident->nsec));
+	json_object_object_add(obj, "outcome",
+		json_object_new_string(incident_outcome_name(incident->outcome)));
+	json_object_object_add(obj, "reason",
+		json_object_new_string(incident_reason_name(incident->reason)));
+	json_object_object_add(obj, "mode_before", mode_json(&incident->from, false));
+	json_object_object_add(obj, "mode_after", mode_json(&incident->to, false));
+	json_object_object_add(obj, "link_before",
+		link_json(incident->from_lanes, incident->from_rate_mbps));
+	json_object_object_add(obj, "link_after",
+		link_json(incident->to_lanes, incident->to_rate_mbps));
+	json_object_object_add(obj, "duration_ms",
+		json_object_new_int64(incident->duration_ms));
+	return obj;
+}
+
 static struct json_object *string_or_null(const char *s) {
 	return s != NULL ? json_object_new_string(s) : NULL;
 }
@@ -148,7 +181,7 @@ static struct json_object *connector_json(const struct connector *conn) {
 		mode_json(&state->requested, false));
 	json_object_object_add(obj, "current_mode", mode_json(&state->current, false));
 	json_object_object_add(obj, "allowed_modes", modes_json(state));
-	json_object_object_add(obj, "link", link_json(state));
+	json_object_object_add(obj, "link", link_json(state->lanes, state->rate_mbps));
 	json_object_object_add(obj, "last_fallback", fallback_json(state));
 	json_object_object_add(obj, "skipped_modes", skipped_json(state));
 	return obj;
@@ -176,6 +209,28 @@ bool json_print_list(const struct linkctl *ctl) {
 	return print_json(doc, JSON_FLAGS | JSON_C_TO_STRING_PRETTY);
 }
 
+bool json_print_history(const struct linkctl *ctl, const struct connector *only) {
+	struct json_object *doc = json_object_new_object();
+	struct json_object *connectors = json_object_new_array();
+	for (struct connector *c = ctl->connectors; c != NULL; c = c->next) {
+		if (only != NULL && c != only) {
+			continue;
+		}
+		struct json_object *obj = json_object_new_object();
+		struct json_object *incidents = json_object_new_array();
+		for (size_t i = 0; i < c->current.n_incidents; i++) {
+			json_object_array_add(incidents,
+				incident_json(&c->current.incidents[i]));
+		}
+		json_object_object_add(obj, "name", string_or_null(c->name));
+		json_object_object_add(obj, "incidents", incidents);
+		json_object_array_add(connectors, obj);
+	}
+	json_object_object_add(doc, "version", json_object_new_int(1));
+	json_object_object_add(doc, "connectors", connectors);
+	return print_json(doc, JSON_FLAGS | JSON_C_TO_STRING_PRETTY);
+}
+
 /* A change's "value", or NULL (JSON null). */
 static struct json_object *change_value(const struct connector *conn,
 		enum change change) {
@@ -196,11 +251,13 @@ static struct json_object *change_value(const struct connector *conn,
 	case CHANGE_MODES:
 		return modes_json(state);
 	case CHANGE_LINK:
-		return link_json(state);
+		return link_json(state->lanes, state->rate_mbps);
 	case CHANGE_FALLBACK:
 		return fallback_json(state);
 	case CHANGE_SKIPPED:
 		return skipped_json(state);
+	case CHANGE_INCIDENT:
+		return incident_json(&state->incidents[state->n_incidents - 1]);
 	case CHANGE_ADDED:
 	case CHANGE_REMOVED:
 		break;

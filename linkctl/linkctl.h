@@ -16,6 +16,7 @@
  *   notify.c      watch --notify: desktop notifications (sd-bus)
  *   waybar.c      watch --waybar: the status bar's line
  *   retry.c       linkctl retry NAME
+ *   history.c     linkctl history [NAME]: the incidents (version 3)
  *   main.c        the command line
  */
 
@@ -42,6 +43,7 @@ enum linkctl_exit {
 	EXIT_RETRY_CANCELLED = 6,
 	EXIT_CONNECTION = 7,
 	EXIT_NO_SESSION_BUS = 8, // watch --notify: no session bus, or lost it
+	EXIT_NO_HISTORY = 9, // history: the compositor speaks version 1 or 2 only
 };
 
 /* A mode as the protocol sends it; all zero: none. */
@@ -63,6 +65,16 @@ struct fallback {
 	uint32_t nsec;
 };
 
+/* One incident (protocol version 3); links of 0 lanes are unknown. */
+struct incident {
+	uint32_t reason, outcome;
+	struct mode from, to;
+	uint32_t from_lanes, from_rate_mbps, to_lanes, to_rate_mbps;
+	uint64_t sec; // CLOCK_REALTIME when it began
+	uint32_t nsec;
+	uint32_t duration_ms;
+};
+
 /* One connector's state as of a done. */
 struct link_state {
 	char *description; // valid UTF-8 without control characters, or NULL
@@ -77,6 +89,9 @@ struct link_state {
 	bool has_skipped; // the compositor tells (version 2)
 	struct skipped_mode *skipped;
 	size_t n_skipped;
+	bool has_incidents; // the compositor tells (version 3)
+	struct incident *incidents; // oldest first
+	size_t n_incidents;
 };
 
 /* What a batch changed; also what watch reports. */
@@ -93,6 +108,7 @@ enum change {
 	CHANGE_SKIPPED = 1 << 9,
 	CHANGE_ADDED = 1 << 10, // announced: its whole state
 	CHANGE_REMOVED = 1 << 11, // finished
+	CHANGE_INCIDENT = 1 << 12, // one more incident (the last one)
 };
 
 /* What notify.c last told about a connector. */
@@ -117,6 +133,7 @@ struct linkctl {
 	struct wl_display *display;
 	struct wl_registry *registry;
 	struct zlg_link_manager_v1 *manager;
+	uint32_t version; // of the manager bound
 	struct zlg_link_retry_v1 *retry; // NULL unless retrying
 	struct connector *connectors; // in announcement order
 	bool json, watching, initial_done;
@@ -135,7 +152,7 @@ extern volatile sig_atomic_t linkctl_interrupted;
 
 /* connection.c */
 /*
- * Binds linkguard-link-v1 (version 2 when offered) and waits for the
+ * Binds linkguard-link-v1 (version 3 when offered) and waits for the
  * initial state: EXIT_OK, or the exit status that says why not.
  */
 int linkctl_connect(struct linkctl *ctl);
@@ -156,12 +173,16 @@ bool mode_is_none(const struct mode *mode);
 bool mode_is_requested(const struct link_state *state, const struct mode *mode);
 
 /* text.c */
+/* Local time, e.g. "2025-06-01 14:03:07", or "an unknown time". */
+const char *format_wall_time(uint64_t sec, char *buf, size_t size);
 void text_print_connector(const struct connector *conn);
 /* One watch line for one change (a single enum change bit). */
 void text_print_change(double now, const struct connector *conn,
 	enum change change);
 
 /* json.c */
+/* The history as one JSON document (only: one connector, or all). */
+bool json_print_history(const struct linkctl *ctl, const struct connector *only);
 /* The list as one JSON document; false out of memory. */
 bool json_print_list(const struct linkctl *ctl);
 /* One watch line for one change (a single enum change bit). */
@@ -219,5 +240,13 @@ bool waybar_print(struct linkctl *ctl);
 
 /* retry.c */
 int linkctl_retry(struct linkctl *ctl, const char *name);
+
+/* history.c */
+/* NAME's incidents, or every connector's when name is NULL. */
+int linkctl_history(struct linkctl *ctl, const char *name);
+const char *incident_reason_name(uint32_t reason);
+const char *incident_outcome_name(uint32_t outcome);
+/* One incident on one line, as the history table and watch print it. */
+void print_incident(const struct incident *incident);
 
 #endif

@@ -7,11 +7,12 @@
  *   linkctl watch --waybar       waybar's line, at start and per change
  *   linkctl watch --notify [--json|--waybar]  desktop notifications
  *   linkctl retry NAME           try NAME's requested mode again
+ *   linkctl history [NAME] [--json]   the incidents kept per connector
  *
  * Exit status: 0 success (retry: succeeded); 1 retry failed; 2 usage;
  * 3 retry denied; 4 no such connector; 5 the compositor lacks the protocol;
  * 6 retry cancelled; 7 cannot connect, or the connection was lost;
- * 8 watch --notify without a session bus, or it was lost.
+ * 8 watch --notify without a session bus, or it was lost; 9 the compositor keeps no history (protocol version 1 or 2).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,12 +27,15 @@ static const char usage[] =
 	"       linkctl watch --notify [--json|--waybar]\n"
 	"                                   send desktop notifications too\n"
 	"       linkctl retry NAME          try NAME's requested mode again\n"
+	"       linkctl history [NAME] [--json]\n"
+	"                                   the last incidents on each link\n"
 	"       linkctl --help\n"
 	"\n"
 	"Exit status: 0 ok (retry succeeded), 1 retry failed, 2 usage,\n"
 	"3 retry denied, 4 no such connector, 5 no linkguard-link-v1 in the\n"
 	"compositor, 6 retry cancelled, 7 cannot connect or connection lost,\n"
-	"8 no session bus for --notify.\n";
+	"8 no session bus for --notify, 9 no history (the compositor speaks\n"
+	"protocol version 1 or 2).\n";
 
 static int list(struct linkctl *ctl) {
 	if (ctl->json) {
@@ -45,7 +49,7 @@ static int list(struct linkctl *ctl) {
 
 int main(int argc, char *argv[]) {
 	struct linkctl ctl = { .retry_answer = -1 };
-	const char *command = "list", *retry_name = NULL;
+	const char *command = "list", *name = NULL;
 	bool notify = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--json") == 0) {
@@ -58,17 +62,21 @@ int main(int argc, char *argv[]) {
 			fputs(usage, stdout);
 			return EXIT_OK;
 		} else if (strcmp(command, "list") == 0 && (strcmp(argv[i], "list") == 0 ||
-				strcmp(argv[i], "watch") == 0 || strcmp(argv[i], "retry") == 0)) {
+				strcmp(argv[i], "watch") == 0 || strcmp(argv[i], "retry") == 0 ||
+				strcmp(argv[i], "history") == 0)) {
 			command = argv[i];
-		} else if (strcmp(command, "retry") == 0 && retry_name == NULL) {
-			retry_name = argv[i];
+		} else if ((strcmp(command, "retry") == 0 ||
+				strcmp(command, "history") == 0) && name == NULL) {
+			name = argv[i];
 		} else {
 			fputs(usage, stderr);
 			return EXIT_USAGE;
 		}
 	}
 	ctl.watching = strcmp(command, "watch") == 0;
-	if ((strcmp(command, "retry") == 0) != (retry_name != NULL) ||
+	bool retry = strcmp(command, "retry") == 0;
+	bool history = strcmp(command, "history") == 0;
+	if ((retry != (name != NULL) && !history) ||
 			((ctl.waybar || notify) && !ctl.watching) ||
 			(ctl.waybar && ctl.json)) {
 		fputs(usage, stderr);
@@ -90,7 +98,8 @@ int main(int argc, char *argv[]) {
 	int status = linkctl_connect(&ctl);
 	if (status == EXIT_OK) {
 		status = ctl.watching ? linkctl_watch(&ctl) :
-			retry_name != NULL ? linkctl_retry(&ctl, retry_name) : list(&ctl);
+			retry ? linkctl_retry(&ctl, name) :
+			history ? linkctl_history(&ctl, name) : list(&ctl);
 	}
 	if (ctl.out_of_memory) {
 		fprintf(stderr, "linkctl: out of memory\n");

@@ -18,8 +18,7 @@ static const char *format_mode(const struct mode *mode, char *buf, size_t size) 
 	return buf;
 }
 
-/* Local time, e.g. "2025-06-01 14:03:07", or "an unknown time". */
-static const char *format_wall_time(uint64_t sec, char *buf, size_t size) {
+const char *format_wall_time(uint64_t sec, char *buf, size_t size) {
 	time_t t = (time_t)sec;
 	struct tm tm;
 	if (sec == 0 || localtime_r(&t, &tm) == NULL ||
@@ -156,6 +155,10 @@ void text_print_change(double now, const struct connector *conn,
 		print_added(state);
 		break;
 	case CHANGE_REMOVED:
+		break;
+	case CHANGE_INCIDENT:
+		putchar(' ');
+		print_incident(&state->incidents[state->n_incidents - 1]);
 		break;
 	}
 	putchar('\n');

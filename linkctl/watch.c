@@ -40,6 +40,8 @@ const char *change_name(enum change change) {
 		return "added";
 	case CHANGE_REMOVED:
 		return "removed";
+	case CHANGE_INCIDENT:
+		return "incident";
 	}
 	return "unknown";
 }
@@ -50,8 +52,8 @@ void watch_report(struct linkctl *ctl, double now, struct connector *conn,
 		notifier_report(ctl, conn);
 	}
 	bool lines = !ctl->waybar && (ctl->notifier == NULL || ctl->json);
-	// In enum change's order: the fields, then added or removed.
-	for (uint32_t change = 1; lines && change <= CHANGE_REMOVED; change <<= 1) {
+	// In enum change's order: the fields, added or removed, an incident.
+	for (uint32_t change = 1; lines && change <= CHANGE_INCIDENT; change <<= 1) {
 		if (!(changes & change)) {
 			continue;
 		}

@@ -54,6 +54,22 @@ static void ensure_open(struct lg_connector *conn, bool link_bad) {
 		link_bad ? LG_INCIDENT_LINK_BAD : incidents->last_reason);
 }
 
+/*
+ * The requested mode back without a modeset of linkguard's (the
+ * compositor set it, on a replug): it follows the last incident, which
+ * says what ran before.
+ */
+static void restore_without_incident(struct lg_connector *conn) {
+	struct lg_incidents *incidents = recovery_incidents(conn);
+	ensure_open(conn, false);
+	size_t len = lg_history_len(&incidents->history);
+	if (len > 0) {
+		const struct lg_incident *last = lg_history_at(&incidents->history, len - 1);
+		incidents->pending.mode_before = last->mode_after;
+		incidents->pending.link_before = last->link_after;
+	}
+}
+
 static enum lg_incident_reason failure_reason(enum lg_failure failure) {
 	switch (failure) {
 	case LG_FAILURE_NO_MODES:
@@ -83,7 +99,9 @@ void incident_report(struct lg_connector *conn, const struct lg_action *action) 
 		incidents->pending.reason = LG_INCIDENT_FLAPPING;
 		return;
 	case LG_ACTION_RESTORED:
-		ensure_open(conn, false);
+		if (!incidents->open) {
+			restore_without_incident(conn);
+		}
 		incidents->restored = true;
 		return;
 	case LG_ACTION_FAILED:

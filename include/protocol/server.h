@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 #include <linkguard/connector.h>
+#include <linkguard/incident.h>
 #include <linkguard/protocol.h>
 
 struct lg_link_protocol {
@@ -26,6 +27,7 @@ struct lg_link_protocol {
 
 	struct wl_listener new_connector;
 	struct wl_listener fallback;
+	struct wl_listener incident;
 	struct wl_listener manager_destroy;
 };
 
@@ -93,6 +95,13 @@ bool link_connector_announce(struct link_connector *connector,
 void link_connector_flush(struct link_connector *connector);
 void link_connector_send_fallback(struct link_connector *connector,
 	const struct lg_fallback *fallback);
+/* incident.c (version 3) */
+/* The initial batch's incidents_reset and history, to version 3 only. */
+void link_incidents_send_history(struct wl_resource *resource,
+	const struct lg_connector *conn);
+/* A new incident, in a batch of its own, to version 3 resources. */
+void link_connector_send_incident(struct link_connector *connector,
+	const struct lg_incident *incident);
 /* Stops events on one resource; sends finished first when asked to. */
 void connector_resource_make_inert(struct connector_resource *cr,
 	bool send_finished);

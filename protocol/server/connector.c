@@ -98,6 +98,7 @@ bool link_connector_announce(struct link_connector *connector,
 	if (connector->conn->has_last_fallback) {
 		send_fallback(cr->resource, &connector->conn->last_fallback);
 	}
+	link_incidents_send_history(cr->resource, connector->conn);
 	return true;
 }
 

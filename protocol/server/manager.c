@@ -10,7 +10,7 @@
  * appear, and owns the server's state for the protocol.
  */
 
-#define LINK_MANAGER_VERSION 2
+#define LINK_MANAGER_VERSION 3
 
 static const struct zlg_link_manager_v1_interface manager_impl;
 
@@ -157,6 +157,17 @@ static void handle_fallback(struct wl_listener *listener, void *data) {
 	}
 }
 
+static void handle_incident(struct wl_listener *listener, void *data) {
+	struct lg_link_protocol *protocol =
+		wl_container_of(listener, protocol, incident);
+	const struct lg_incident *incident = data;
+	struct link_connector *connector =
+		link_connector_find(protocol, incident->connector);
+	if (connector != NULL) {
+		link_connector_send_incident(connector, incident);
+	}
+}
+
 static void handle_manager_destroy(struct wl_listener *listener, void *data) {
 	struct lg_link_protocol *protocol =
 		wl_container_of(listener, protocol, manager_destroy);
@@ -190,6 +201,8 @@ struct lg_link_protocol *lg_link_protocol_create(struct lg_manager *manager,
 	wl_signal_add(&manager->events.new_connector, &protocol->new_connector);
 	protocol->fallback.notify = handle_fallback;
 	wl_signal_add(&manager->events.fallback, &protocol->fallback);
+	protocol->incident.notify = handle_incident;
+	wl_signal_add(&manager->events.incident, &protocol->incident);
 	protocol->manager_destroy.notify = handle_manager_destroy;
 	wl_signal_add(&manager->events.destroy, &protocol->manager_destroy);
 
@@ -217,6 +230,7 @@ void lg_link_protocol_destroy(struct lg_link_protocol *protocol) {
 	}
 	wl_list_remove(&protocol->new_connector.link);
 	wl_list_remove(&protocol->fallback.link);
+	wl_list_remove(&protocol->incident.link);
 	wl_list_remove(&protocol->manager_destroy.link);
 	wl_global_destroy(protocol->global);
 	free(protocol);

@@ -125,20 +125,26 @@ PY
 	stop_host
 }
 
-# Version 1 clients see exactly what they saw before version 2: a version
-# 1 and a version 2 client watch the same failure; the version 2 stream
-# without its skipped-mode events (and the batches that held only those)
-# is the version 1 stream, event for event, batch for batch.
+# Version 1 clients see exactly what they saw before version 2, and
+# version 2 clients what they saw before version 3: a version 1, 2 and 3
+# client watch the same failure; the version 2 stream without its
+# skipped-mode events (and the batches that held only those) is the
+# version 1 stream, and the version 3 stream without its incident events
+# (and the batches that held only those) the version 2 stream, event for
+# event, batch for batch.
 test_versions() {
 	start_host drop-to-hbr-late.scn
 	since=$(date +%s)
 	timeout 15 "$probe" --version 1 events 7 >"$dir/v1.txt" &
 	v1_pid=$!
-	timeout 15 "$probe" --version 2 events 7 >"$dir/v2.txt" ||
-		fail "version 2 probe failed"
+	timeout 15 "$probe" --version 2 events 7 >"$dir/v2.txt" &
+	v2_pid=$!
+	timeout 15 "$probe" --version 3 events 7 >"$dir/v3.txt" ||
+		fail "version 3 probe failed"
 	wait "$v1_pid" || fail "version 1 probe failed"
+	wait "$v2_pid" || fail "version 2 probe failed"
 	until=$(date +%s)
-	python3 - "$dir/v1.txt" "$dir/v2.txt" "$since" "$until" <<'PY' ||
+	python3 - "$dir/v1.txt" "$dir/v2.txt" "$dir/v3.txt" "$since" "$until" <<'PY' ||
 import sys
 def batches(path):
     out, cur = [], []
@@ -150,13 +156,21 @@ def batches(path):
             cur.append(e)
     assert cur == [], "events after the last done in %s: %r" % (path, cur)
     return out
-v1, v2 = batches(sys.argv[1]), batches(sys.argv[2])
-since, until = int(sys.argv[3]), int(sys.argv[4])
-for v, b in ((1, v1), (2, v2)):
+def without(stream, pred):
+    """stream minus the events pred picks, and minus the batches that held
+    only those."""
+    kept = [[e for e in b if not pred(e)] for b in stream]
+    return [b for b, orig in zip(kept, stream) if b or not orig]
+v1, v2, v3 = batches(sys.argv[1]), batches(sys.argv[2]), batches(sys.argv[3])
+since, until = int(sys.argv[4]), int(sys.argv[5])
+for v, b in ((1, v1), (2, v2), (3, v3)):
     assert ["c0", "state", "0"] in b[0], "version %d bound after the drop: %r" % (v, b[0])
 assert len(v1) >= 5, "too few batches: %r" % v1
 skipped = lambda e: len(e) > 1 and e[1].startswith("skipped_mode")
-assert not any(skipped(e) for b in v1 for e in b), "version 1 got skipped modes"
+incident = lambda e: len(e) > 1 and e[1].startswith("incident")
+assert not any(skipped(e) or incident(e) for b in v1 for e in b), \
+    "version 1 got skipped modes or incidents"
+assert not any(incident(e) for b in v2 for e in b), "version 2 got incidents"
 # Version 2: the initial batch says nothing is skipped; after the drop 4K60
 # is, since it failed a moment ago.
 assert ["c0", "skipped_modes_reset"] in v2[0], v2[0]
@@ -169,12 +183,28 @@ assert last[0] == ["c0", "skipped_modes_reset"] and len(last) == 2, last
 mode = last[1]
 assert mode[1:5] == ["skipped_mode", "3840", "2160", "60000"], mode
 assert since <= int(mode[5]) <= until, "last failed %s not in [%d, %d]" % (mode[5], since, until)
-stripped = [[e for e in b if not skipped(e)] for b in v2]
-stripped = [b for b, orig in zip(stripped, v2) if b or not orig]
-assert stripped == v1, "version 2 minus skipped modes differs from version 1:\n%r\n%r" % (stripped, v1)
-print("ok: %d batches for version 1; version 2 the same plus the skipped modes (%d batches)" % (len(v1), len(v2)))
+assert without(v2, skipped) == v1, \
+    "version 2 minus skipped modes differs from version 1:\n%r\n%r" % (without(v2, skipped), v1)
+# Version 3: the initial batch's history is empty; the drop is one
+# incident, in a batch of its own: degraded, mode_pruned, 4K60 at HBR2 x4
+# to 4K30 at HBR x4 (i915 trains 4K60 at HBR2 x4, its lowest rate that
+# carries it; the cable holds HBR), begun at the drop.
+assert ["c0", "incidents_reset"] in v3[0], v3[0]
+assert not any(e[1] == "incident" for e in v3[0] if len(e) > 1), v3[0]
+got = [b for b in v3 if any(incident(e) for e in b)]
+assert len(got) == 2 and len(got[1]) == 1, "incident batches: %r" % got
+e = got[1][0]
+assert e[1:14] == ["incident", "0", "2", "3840", "2160", "60000", "3840", "2160",
+                   "30000", "4", "5400", "4", "2700"], e
+assert since <= float(e[14]) <= until + 1, "began %s not in [%d, %d]" % (e[14], since, until)
+# Recovery came to rest once the fallback held: after the settle time.
+assert int(e[15]) >= 500, "took %s ms" % e[15]
+assert without(v3, incident) == v2, \
+    "version 3 minus incidents differs from version 2:\n%r\n%r" % (without(v3, incident), v2)
+print("ok: %d batches for version 1; version 2 the same plus the skipped modes "
+      "(%d batches); version 3 the same plus the incidents (%d batches)" % (len(v1), len(v2), len(v3)))
 PY
-		fail "versions differ: v1 $(cat "$dir/v1.txt") v2 $(cat "$dir/v2.txt")"
+		fail "versions differ: v1 $(cat "$dir/v1.txt") v2 $(cat "$dir/v2.txt") v3 $(cat "$dir/v3.txt")"
 	stop_host
 }
 
@@ -315,11 +345,21 @@ sk = [i for i, e in enumerate(events) if e["event"] == "skipped_modes"]
 assert len(sk) == 1 and i_re < sk[0] < i_deg, (sk, i_re, i_deg)
 v = events[sk[0]]["value"]
 assert [(m["width"], m["height"], m["refresh_mhz"]) for m in v] == [(3840, 2160, 60000)], v
+# Version 3: the recovery, once at rest, is one incident, after degraded.
+inc = [i for i, e in enumerate(events) if e["event"] == "incident"]
+assert len(inc) == 1 and inc[0] > i_deg, (inc, i_deg)
+v = events[inc[0]]["value"]
+assert (v["outcome"], v["reason"]) == ("degraded", "mode-pruned"), v
+assert (v["mode_before"]["refresh_mhz"], v["mode_after"]["refresh_mhz"]) == (60000, 30000), v
+assert (v["link_before"], v["link_after"]) == ({"lanes": 4, "rate_mbps": 5400},
+    {"lanes": 4, "rate_mbps": 2700}), v
 print("ok: watch --json: %d events in order" % len(events))
 PY
 	grep -Eq '^[0-9]+\.[0-9]{6} DP-1 state bad$' "$dir/watch.txt" || fail "human watch: $(cat "$dir/watch.txt")"
 	grep -Eq '^[0-9]+\.[0-9]{6} DP-1 fallback 3840x2160 px, 60.000 Hz -> 3840x2160 px, 30.000 Hz \(mode-pruned\)' "$dir/watch.txt" ||
 		fail "human watch lacks the fallback: $(cat "$dir/watch.txt")"
+	grep -Eq '^[0-9]+\.[0-9]{6} DP-1 incident [0-9-]{10} [0-9:]{8}  degraded +mode-pruned +3840x2160@60\.000 -> 3840x2160@30\.000 +HBR2 x4 +-> HBR x4 +[0-9]+ ms$' "$dir/watch.txt" ||
+		fail "human watch lacks the incident: $(cat "$dir/watch.txt")"
 	ok "watch (human): one line per event with a timestamp"
 	cat "$dir/watch.txt"
 	stop_host

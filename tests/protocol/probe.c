@@ -128,6 +128,20 @@ static void on_skipped(void *data, struct zlg_link_connector_v1 *proxy,
 		((unsigned long long)sec_hi << 32) | sec_lo);
 }
 
+static void on_incidents_reset(void *data, struct zlg_link_connector_v1 *proxy) {
+	EVENT("incidents_reset");
+}
+
+static void on_incident(void *data, struct zlg_link_connector_v1 *proxy,
+		uint32_t reason, uint32_t outcome, int32_t fw, int32_t fh, int32_t fr,
+		int32_t tw, int32_t th, int32_t tr, uint32_t from_lanes,
+		uint32_t from_rate, uint32_t to_lanes, uint32_t to_rate,
+		uint32_t sec_hi, uint32_t sec_lo, uint32_t nsec, uint32_t duration) {
+	EVENT("incident %u %u %d %d %d %d %d %d %u %u %u %u %llu.%09u %u", reason,
+		outcome, fw, fh, fr, tw, th, tr, from_lanes, from_rate, to_lanes,
+		to_rate, ((unsigned long long)sec_hi << 32) | sec_lo, nsec, duration);
+}
+
 static const struct zlg_link_connector_v1_listener connector_listener = {
 	.name = on_name,
 	.description = on_description,
@@ -143,6 +157,8 @@ static const struct zlg_link_connector_v1_listener connector_listener = {
 	.finished = on_connector_finished,
 	.skipped_modes_reset = on_skipped_reset,
 	.skipped_mode = on_skipped,
+	.incidents_reset = on_incidents_reset,
+	.incident = on_incident,
 };
 
 static void on_connector(void *data, struct zlg_link_manager_v1 *manager,
