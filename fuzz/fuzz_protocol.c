@@ -84,10 +84,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	// id 3: the manager; its connectors get the server's first ids. The
 	// client reads nothing from now on: the events are the server's answer,
 	// not ours to parse.
-	// Version 1 or 2 (the skipped modes), by the input's second bit.
+	// Version 1, 2 (the skipped modes) or 3 (the incidents), by the
+	// input's second and third bits.
 	struct zlg_link_manager_v1 *manager = wl_registry_bind(client.registry,
 		client.link_manager, &zlg_link_manager_v1_interface,
-		(data[0] & 2) ? 2 : 1);
+		(data[0] & 4) ? 3 : (data[0] & 2) ? 2 : 1);
 	wl_display_flush(client.display);
 	int fd = wl_display_get_fd(client.display);
 	for (size_t used = 1; used < size;) {
