@@ -183,6 +183,11 @@ static void record(struct lg_connector *conn) {
 	struct lg_incident *incident = &incidents->pending;
 	read_connector(conn, &incident->mode_after, &incident->link_after);
 	incident->outcome = outcome(conn, incidents);
+	if (incident->outcome == LG_INCIDENT_GONE) {
+		// The output may outlive its sink for a moment: nothing runs.
+		incident->mode_after = (struct lg_mode){0};
+		incident->link_after = (struct lg_link_params){0};
+	}
 	uint64_t duration = lg_now_ms() - incidents->opened_ms;
 	incident->duration_ms = duration > UINT32_MAX ? UINT32_MAX : (uint32_t)duration;
 	incidents->open = false;

@@ -24,6 +24,10 @@
 #               info): a recreated output comes back under a new name
 #   wait_for_socket     exports WAYLAND_DISPLAY once the compositor's
 #               socket is in $dir
+#   start_server CMD ARGS...   runs a compositor that logs "running on
+#               WAYLAND_DISPLAY=NAME" into $log, exports WAYLAND_DISPLAY
+#   stop_server sends it SIGTERM and reaps it; fails unless it exited 0
+#   run_status VAR CMD...      runs CMD, stores its exit status in VAR
 #   preload_runtimes    what must precede a sanitized preload in LD_PRELOAD
 #   preload_fits PRELOAD BINARY   skips (77) unless BINARY is installed and
 #               uses the wlroots PRELOAD was built for
@@ -112,6 +116,33 @@ wait_for_socket() {
 	done
 	WAYLAND_DISPLAY=$(cd "$dir" && ls wayland-* | grep -v lock | head -n 1)
 	export WAYLAND_DISPLAY
+}
+
+start_server() {
+	# Emptied here, not by the redirection below: that runs in the child,
+	# maybe after wait_for_log has read the last server's "running on".
+	: >"$log"
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	wait_for_log 'running on WAYLAND_DISPLAY=' 10
+	WAYLAND_DISPLAY=$(sed -n 's/.*running on WAYLAND_DISPLAY=\([^ ]*\).*/\1/p' "$log" | head -n 1)
+	export WAYLAND_DISPLAY
+}
+
+stop_server() {
+	alive || fail "the ${LG_LOG_NAME:-compositor} died"
+	kill -TERM "$pid"
+	wait "$pid"
+	status=$?
+	pid=
+	[ "$status" -eq 0 ] || fail "${LG_LOG_NAME:-compositor} exited with status $status"
+}
+
+run_status() {
+	var=$1
+	shift
+	"$@"
+	eval "$var=\$?"
 }
 
 # A preload built with -Db_sanitize (LG_SANITIZE, with CC the compiler) in an

@@ -17,35 +17,8 @@ scenario=${4:?usage: $0 EXAMPLE LINKCTL OLD_SERVER SCENARIO}
 LG_LOG_NAME=compositor LG_LOG_LINES=40
 . "$(dirname "$0")/../lib.sh"
 
-# start SERVER ARGS...: runs a server into $log, exports its WAYLAND_DISPLAY.
-start() {
-	: >"$log"
-	"$@" >"$log" 2>&1 &
-	pid=$!
-	wait_for_log 'running on WAYLAND_DISPLAY=' 10
-	WAYLAND_DISPLAY=$(sed -n 's/.*running on WAYLAND_DISPLAY=\([^ ]*\).*/\1/p' "$log" | head -n 1)
-	export WAYLAND_DISPLAY
-}
-
-stop() {
-	alive || fail "the server died"
-	kill -TERM "$pid"
-	wait "$pid"
-	status=$?
-	pid=
-	[ "$status" -eq 0 ] || fail "server exited with status $status"
-}
-
-# run_status VAR CMD...: runs CMD, stores its exit status in VAR.
-run_status() {
-	var=$1
-	shift
-	"$@"
-	eval "$var=\$?"
-}
-
 since=$(date +%s)
-start "$example" --sim "$scenario"
+start_server "$example" --sim "$scenario"
 wait_for_log 'DP-1: incident: ' 30 4
 until=$(date +%s)
 ok "the compositor recorded 4 incidents"
@@ -129,21 +102,21 @@ grep -qxF 'linkctl: no connector named DP-9' "$dir/history.err" ||
 	fail "linkctl history DP-9 said: $(cat "$dir/history.err")"
 [ ! -s "$dir/out.txt" ] || fail "linkctl history DP-9 printed: $(cat "$dir/out.txt")"
 ok "linkctl history DP-9: exit 4, no connector named DP-9"
-stop
+stop_server
 grep -Eq 'linkguard-example: 2 outputs created, 1 destroyed' "$log" ||
 	fail "the compositor did not exit cleanly after the replug"
 
 for version in 1 2; do
-	start "$old_server" "$version"
+	start_server "$old_server" "$version"
 	run_status st timeout 5 "$linkctl" history >"$dir/out.txt" 2>"$dir/history.err"
-	[ "$st" -eq 8 ] || fail "history from a version $version compositor: exit $st, want 8"
+	[ "$st" -eq 9 ] || fail "history from a version $version compositor: exit $st, want 9"
 	grep -qF "version $version, which keeps no history" "$dir/history.err" ||
 		fail "history from a version $version compositor said: $(cat "$dir/history.err")"
 	run_status st timeout 5 "$linkctl" history DP-1 --json >"$dir/out.txt" 2>"$dir/history.err"
-	[ "$st" -eq 8 ] || fail "history --json from a version $version compositor: exit $st, want 8"
+	[ "$st" -eq 9 ] || fail "history --json from a version $version compositor: exit $st, want 9"
 	[ ! -s "$dir/out.txt" ] || fail "linkctl history printed: $(cat "$dir/out.txt")"
 	run_status st timeout 5 "$linkctl" --json >"$dir/out.txt" 2>"$dir/history.err"
 	[ "$st" -eq 0 ] || fail "linkctl --json from a version $version compositor: exit $st"
-	stop
-	ok "a version $version compositor: linkctl history exits 8, saying why; linkctl lists as before"
+	stop_server
+	ok "a version $version compositor: linkctl history exits 9, saying why; linkctl lists as before"
 done

@@ -32,22 +32,12 @@ tried="${own}output DP-1 created, 3840x2160@60\\.000"
 
 # start_compositor SCENARIO: one start, up to DP-1's first mode.
 start_compositor() {
-	: >"$log"
-	"$example" --sim "$1" >"$log" 2>&1 &
-	pid=$!
-	wait_for_log 'running on WAYLAND_DISPLAY=' 10
-	WAYLAND_DISPLAY=$(sed -n 's/.*running on WAYLAND_DISPLAY=\([^ ]*\).*/\1/p' "$log" | head -n 1)
-	export WAYLAND_DISPLAY
+	start_server "$example" --sim "$1"
 	wait_for_log "${own}output DP-1 created" 10
 }
 
 stop_compositor() {
-	alive || fail "the compositor died"
-	kill -TERM "$pid"
-	wait "$pid"
-	status=$?
-	pid=
-	[ "$status" -eq 0 ] || fail "compositor exited with status $status"
+	stop_server
 	grep -q 'linkguard-example: 1 outputs created, 0 destroyed' "$log" ||
 		fail "the compositor did not exit cleanly with DP-1 kept"
 }

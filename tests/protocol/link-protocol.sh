@@ -37,33 +37,13 @@ use_example() {
 start_host() {
 	scn=$scenarios/$1
 	shift
-	# Emptied here, not by the redirection below: that runs in the child,
-	# maybe after wait_for_log has read the last compositor's "running on".
-	: >"$log"
-	"$compositor" --sim "$scn" "$@" >"$log" 2>&1 &
-	pid=$!
-	wait_for_log 'running on WAYLAND_DISPLAY=' 10
-	WAYLAND_DISPLAY=$(sed -n 's/.*running on WAYLAND_DISPLAY=\([^ ]*\).*/\1/p' "$log" | head -n 1)
-	export WAYLAND_DISPLAY
+	start_server "$compositor" --sim "$scn" "$@"
 }
 
 stop_host() {
-	alive || fail "the compositor died"
-	kill -TERM "$pid"
-	wait "$pid"
-	status=$?
-	pid=
-	[ "$status" -eq 0 ] || fail "compositor exited with status $status"
+	stop_server
 	grep -Eq "$clean_exit" "$log" || fail "compositor did not exit cleanly"
 	ok "compositor exited cleanly"
-}
-
-# run_status VAR CMD...: runs CMD, stores its exit status in VAR.
-run_status() {
-	var=$1
-	shift
-	"$@"
-	eval "$var=\$?"
 }
 
 # A DP-1 at 4K30 after the drop, as linkctl --json sees it.

@@ -256,6 +256,16 @@ static void test_two_connectors_fail_at_once(void) {
 	check(dp1 != NULL && dp1->conn->state == DEGRADED);
 	check(dp2 != NULL && dp2->conn->state == DEGRADED);
 	check_int_eq(h.n_fallbacks, 2);
+	// Recovered in one commit (its answer deferred): one incident each.
+	for (int i = 0; i < 2; i++) {
+		struct harness_connector *hc = i == 0 ? dp1 : dp2;
+		const struct lg_history *history =
+			hc != NULL ? connector_history(hc->conn) : NULL;
+		check(history != NULL && lg_history_len(history) == 1 &&
+			lg_history_at(history, 0)->outcome == LG_INCIDENT_DEGRADED &&
+			lg_mode_same_timing(&lg_history_at(history, 0)->mode_after,
+				&hc->conn->current));
+	}
 	check_int_eq(h.outputs_destroyed, 0);
 	harness_finish(&h);
 }
