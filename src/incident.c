@@ -132,6 +132,9 @@ static bool at_rest(struct lg_connector *conn) {
 			m->timer == MACHINE_TIMER_SETTLE || m->timer == MACHINE_TIMER_GATE) {
 		return false;
 	}
+	if (!conn->connected || conn->output == NULL) {
+		return true; // nothing left to recover, whatever the state says
+	}
 	switch (m->state) {
 	case LG_LINK_BAD:
 	case LG_LINK_RETRAINING:

@@ -288,8 +288,10 @@ PY
 	stop_host
 }
 
+# Both watchers must have bound before the drop (at 5 s: a sanitized
+# linkctl on a loaded machine took over 1.5 s to start).
 test_linkctl_watch() {
-	start_host drop-to-hbr.scn
+	start_host drop-to-hbr-late.scn
 	"$linkctl" watch --json >"$dir/watch.jsonl" 2>"$dir/watch.err" &
 	watch_pid=$!
 	"$linkctl" watch >"$dir/watch.txt" 2>&1 &

@@ -5,6 +5,7 @@
  * history keeps. The harness's fast defaults: 100 ms settle, flap 3 in 3 s.
  */
 #include <string.h>
+#include <wlr/types/wlr_output.h>
 #include <core/connector.h>
 #include "harness.h"
 #include "test.h"
@@ -118,12 +119,16 @@ static void test_cascade_is_one_incident(void) {
 	harness_finish(&h);
 }
 
+static bool retraining(void *data) {
+	const struct lg_connector *conn = data;
+	return conn->state == LG_LINK_RETRAINING;
+}
+
 /*
- * Gone: the monitor left before the fallback settled (2 s here: the unplug
- * comes a second after the fallback's commit, and a second before it would
- * have counted as held); nothing runs after.
+ * Gone: the output went away while the fallback waited to count as held
+ * (a 2 s settle here); nothing runs after.
  */
-static void test_unplug_during_recovery_is_gone(void) {
+static void test_output_gone_during_recovery_is_gone(void) {
 	struct lg_options options;
 	lg_options_init(&options);
 	options.settle_ms = 2000;
@@ -131,14 +136,20 @@ static void test_unplug_during_recovery_is_gone(void) {
 	check(harness_init(&h, &options));
 	check(harness_run(&h,
 		"0 plug DP-1 4k60\n"
-		"300ms cable DP-1 hbr\n"
-		"1300ms unplug DP-1\n", 300));
+		"300ms cable DP-1 hbr\n", 0));
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL && harness_dispatch_until(&h, retraining, hc->conn, 10000));
+	check(hc != NULL && n_incidents(hc->conn) == 0);
+	if (hc != NULL && hc->conn->output != NULL) {
+		wlr_output_destroy(hc->conn->output);
+	}
 	check(hc != NULL && n_incidents(hc->conn) == 1);
 	if (hc != NULL && n_incidents(hc->conn) == 1) {
 		const struct lg_incident *i = incident(hc->conn, 0);
 		check_int_eq(i->outcome, LG_INCIDENT_GONE);
+		check_int_eq(i->reason, LG_INCIDENT_MODE_PRUNED);
 		check(harness_mode_is(&i->mode_before, 3840, 2160, 60));
+		check(link_is(&i->link_before, 4, 5400));
 		check(i->mode_after.width == 0 && i->link_after.lanes == 0);
 	}
 	harness_finish(&h);
@@ -181,10 +192,12 @@ static void test_failure_then_replug_restores(void) {
 	harness_finish(&h);
 }
 
+/* Held, at rest: the last incident recorded, none under way. */
 static bool held(void *data) {
-	const struct lg_connector *conn = data;
+	struct lg_connector *conn = data;
 	size_t n = n_incidents(conn);
-	return n > 0 && incident(conn, n - 1)->outcome == LG_INCIDENT_HELD;
+	return n > 0 && incident(conn, n - 1)->outcome == LG_INCIDENT_HELD &&
+		conn->state == LG_LINK_FLAPPING && !recovery_incidents(conn)->open;
 }
 
 static bool good_and_idle(void *data) {
@@ -193,28 +206,32 @@ static bool good_and_idle(void *data) {
 }
 
 /*
- * A link that flaps 3 times is held at 4K30 (flapping); a client's retry brings 4K60
- * back: restored, for the retry.
+ * A link that flaps 6 times 300 ms apart is held at a lower mode
+ * (flapping); a client's retry during the quiet period that follows (3 s,
+ * the flap window) brings 4K60 back: restored, for the retry.
  */
 static void test_held_while_flapping_then_retry_restores(void) {
 	struct harness h;
 	check(harness_init(&h, NULL));
 	check(harness_run(&h,
 		"0 plug DP-1 4k60\n"
-		"300ms flap DP-1 3 300ms\n", 0));
+		"300ms flap DP-1 6 300ms\n", 0));
 	struct harness_connector *hc = harness_connector(&h, "DP-1");
 	check(hc != NULL);
 	if (hc == NULL) {
 		harness_finish(&h);
 		return;
 	}
+	// The last glitch's hotplug comes from the event loop, after the
+	// scenario's last step.
+	harness_dispatch_for(&h, 500);
 	check(harness_dispatch_until(&h, held, hc->conn, 10000));
 	size_t n = n_incidents(hc->conn);
 	const struct lg_incident *hold = incident(hc->conn, n - 1);
 	check(hold != NULL && hold->reason == LG_INCIDENT_FLAPPING);
-	check(hold != NULL && harness_mode_is(&hold->mode_before, 3840, 2160, 60));
-	check(hold != NULL && harness_mode_is(&hold->mode_after, 3840, 2160, 30));
-	check_int_eq(hc->conn->state, LG_LINK_FLAPPING);
+	check(hold != NULL && lg_mode_same_timing(&hold->mode_after, &hc->conn->current));
+	check(!harness_mode_is(&hc->conn->current, 3840, 2160, 60));
+	struct lg_mode held_at = hc->conn->current;
 
 	check_int_eq(lg_connector_retry(hc->conn), LG_RETRY_COMMITTED);
 	check(harness_dispatch_until(&h, good_and_idle, hc->conn, 5000));
@@ -222,7 +239,7 @@ static void test_held_while_flapping_then_retry_restores(void) {
 	const struct lg_incident *retry = incident(hc->conn, n);
 	check(retry != NULL && retry->outcome == LG_INCIDENT_RESTORED);
 	check(retry != NULL && retry->reason == LG_INCIDENT_RETRY);
-	check(retry != NULL && harness_mode_is(&retry->mode_before, 3840, 2160, 30));
+	check(retry != NULL && lg_mode_same_timing(&retry->mode_before, &held_at));
 	check(retry != NULL && harness_mode_is(&retry->mode_after, 3840, 2160, 60));
 	harness_finish(&h);
 }
@@ -230,7 +247,7 @@ static void test_held_while_flapping_then_retry_restores(void) {
 int main(void) {
 	run_test(test_same_mode_retrained_is_one_incident);
 	run_test(test_cascade_is_one_incident);
-	run_test(test_unplug_during_recovery_is_gone);
+	run_test(test_output_gone_during_recovery_is_gone);
 	run_test(test_failure_then_replug_restores);
 	run_test(test_held_while_flapping_then_retry_restores);
 	return test_result();
