@@ -6,8 +6,8 @@
  *     cable no longer carries ...", "class": "degraded", "alt": "degraded" }
  *
  * text    the connected connectors whose link is not good, each with the
- *         mode it runs; empty when every link is good (a format of "{}"
- *         then hides the module, "{icon}" shows the icon for "alt")
+ *         mode it runs, ", " between them; empty when every link is good
+ *         (waybar's hide-empty-text then hides the module)
  * tooltip one sentence per connector (tell.c), one per line
  * class   the worst link's: good, degraded, flapping or failed
  * alt     the worst link's state as linkctl names it (good, bad,
@@ -40,19 +40,14 @@ static bool append(char **text, const char *sep, const char *s) {
 static bool append_short(char **text, const struct connector *conn) {
 	char mode[64];
 	tell_mode(&conn->current.current, mode, sizeof(mode));
-	const char *name = conn->name != NULL ? conn->name : "?";
-	size_t len = strlen(name) + 1 + strlen(mode) + 1;
-	char *part = malloc(len);
-	if (part == NULL) {
-		return false;
-	}
-	snprintf(part, len, "%s %s", name, mode);
-	bool ok = append(text, " ", part);
-	free(part);
-	return ok;
+	return append(text, ", ", conn->name != NULL ? conn->name : "?") &&
+		append(text, " ", mode);
 }
 
-/* The markup escaped text and tooltip; false out of memory. */
+/*
+ * The text and tooltip, plain, and the connector with the worst link (the
+ * first of them); false out of memory.
+ */
 static bool gather(const struct linkctl *ctl, char **text, char **tooltip,
 		const struct connector **worst) {
 	enum tell_class worst_class = TELL_GOOD;

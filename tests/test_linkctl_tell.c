@@ -102,6 +102,39 @@ static void test_classes(void) {
 	check_int_eq(tell_class(&state), TELL_GOOD);
 }
 
+static const char *string_member(struct json_object *obj, const char *key) {
+	struct json_object *value;
+	if (!json_object_object_get_ex(obj, key, &value) ||
+			!json_object_is_type(value, json_type_string)) {
+		return NULL;
+	}
+	return json_object_get_string(value);
+}
+
+/* Three links, one good: the text names the two others, the worst decides. */
+static void test_waybar_three_links(void) {
+	struct connector dp1 = degraded_dell(), dp2 = { .name = "DP-2" },
+		dp3 = { .name = "DP-3" };
+	dp2.current = (struct link_state){ .connected = true,
+		.state = ZLG_LINK_CONNECTOR_V1_STATE_FAILED, .requested = qhd };
+	dp3.current = (struct link_state){ .connected = true,
+		.state = ZLG_LINK_CONNECTOR_V1_STATE_GOOD, .requested = uhd60,
+		.current = uhd60 };
+	dp1.next = &dp3;
+	dp3.next = &dp2;
+	struct linkctl ctl = { .connectors = &dp1 };
+	char *line = waybar_line(&ctl);
+	struct json_object *obj = line != NULL ? json_tokener_parse(line) : NULL;
+	const char *text = obj != NULL ? string_member(obj, "text") : NULL;
+	const char *class = obj != NULL ? string_member(obj, "class") : NULL;
+	const char *alt = obj != NULL ? string_member(obj, "alt") : NULL;
+	check(text != NULL && strcmp(text, "DP-1 3840x2160@30, DP-2 off") == 0);
+	check(class != NULL && strcmp(class, "failed") == 0);
+	check(alt != NULL && strcmp(alt, "failed") == 0);
+	json_object_put(obj);
+	free(line);
+}
+
 /* xorshift64*: the same sequence for the same seed, on every libc. */
 static uint64_t rng_state;
 
@@ -209,15 +242,6 @@ static bool utf8_printable(const char *s) {
 		}
 	}
 	return true;
-}
-
-static const char *string_member(struct json_object *obj, const char *key) {
-	struct json_object *value;
-	if (!json_object_object_get_ex(obj, key, &value) ||
-			!json_object_is_type(value, json_type_string)) {
-		return NULL;
-	}
-	return json_object_get_string(value);
 }
 
 /* The tooltip's plain text as the sentences say it. */
@@ -352,6 +376,7 @@ int main(int argc, char *argv[]) {
 	run_test(test_mode_words);
 	run_test(test_sentences);
 	run_test(test_classes);
+	run_test(test_waybar_three_links);
 	test_generated_lines(seed, iterations);
 	fprintf(stderr, "%s test_generated_lines (%d lines)\n",
 		test_failures == 0 ? "ok  " : "FAIL", iterations);
