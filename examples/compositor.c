@@ -8,9 +8,10 @@
  * a handful of lines, each marked "linkguard:".
  *
  *   linkguard-example [-v] [-s CMD] [--allow-retry] [--no-recover]
- *                     [--sim SCENARIO [--exit-after-scenario]]
+ *                     [--KEY VALUE]... [--sim SCENARIO [--exit-after-scenario]]
  *
- * --sim runs on wlroots' headless backend with linkguard's simulated
+ * Every key of linkguard(5) is an option (--policy refresh-first,
+ * --min-refresh 120), over the configuration file and LINKGUARD_*. --sim runs on wlroots' headless backend with linkguard's simulated
  * DisplayPort link driven by a scenario file (see examples/scenarios/).
  * Alt+Escape quits; so do SIGINT and SIGTERM.
  */
@@ -41,6 +42,7 @@
 #include <wlr/types/wlr_xdg_output_v1.h>
 #include <wlr/types/wlr_xdg_shell.h>
 #include <wlr/util/log.h>
+#include <linkguard/config.h>
 #include <linkguard/drm.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
@@ -68,8 +70,7 @@ struct example_server {
 	struct lg_sim *sim; // NULL without --sim
 	struct lg_drm *drm; // NULL without a session (headless)
 	struct wlr_security_context_manager_v1 *security_context;
-	bool privileged_retry; // --allow-retry or LINKGUARD_ALLOW_RETRY=1
-	bool recover; // false with --no-recover: stock wlroots, for comparisons
+	const char *const *settings; // "key=value" from the command line
 
 	struct wl_list outputs; // example_output.link
 	struct wl_list toplevels; // example_toplevel.link, mapped, top first
@@ -246,8 +247,11 @@ static void handle_new_output(struct wl_listener *listener, void *data) {
 
 	struct wlr_output_state state;
 	wlr_output_state_init(&state);
-	/* linkguard: after a bad link, the mode the link holds; else ours. */
-	if (!server->recover ||
+	/* linkguard: after a bad link, the mode the link holds; else ours.
+	 * With recover off we are stock wlroots, for comparisons. */
+	struct lg_connector *conn =
+		lg_manager_connector_from_output(server->linkguard, wlr_output);
+	if (conn == NULL || !conn->options->recover ||
 			!lg_manager_recommend_state(server->linkguard, wlr_output, &state)) {
 		struct wlr_output_mode *mode = wlr_output_preferred_mode(wlr_output);
 		if (mode != NULL) {
@@ -732,9 +736,9 @@ static bool link_can_see(const struct wl_client *client, void *data) {
 	return !client_is_sandboxed(data, client);
 }
 
+/* Whether retries are allowed at all is the allow-retry setting. */
 static bool link_may_retry(const struct wl_client *client, void *data) {
-	struct example_server *server = data;
-	return server->privileged_retry && !client_is_sandboxed(server, client);
+	return !client_is_sandboxed(data, client);
 }
 
 static bool server_global_filter(const struct wl_client *client,
@@ -792,12 +796,15 @@ static bool server_init(struct example_server *server, bool with_sim) {
 
 	/* linkguard: created before our new_output listener, so that it knows
 	 * every output before we pick a mode for it. Modes a monitor did not
-	 * hold are remembered under $XDG_STATE_HOME/linkguard. */
+	 * hold are remembered under $XDG_STATE_HOME/linkguard. It reads its
+	 * configuration file; our command line goes over it. Retries only
+	 * when asked for. */
 	struct lg_options options;
 	lg_options_init(&options);
 	char *state_dir = lg_default_state_dir();
 	options.state_dir = state_dir;
-	options.recover = server->recover;
+	options.allow_retry = false;
+	options.settings = server->settings;
 	server->linkguard = lg_manager_create(server->display, server->backend,
 		server->session, &options);
 	free(state_dir);
@@ -921,31 +928,97 @@ static void server_finish(struct example_server *server) {
 }
 
 static const char usage[] =
-	"usage: %s [-v] [-s CMD] [--allow-retry] [--no-recover]\n"
+	"usage: %s [-v] [-s CMD] [--allow-retry] [--no-recover] [--KEY VALUE]...\n"
 	"          [--sim SCENARIO [--exit-after-scenario]]\n"
 	"  -s CMD                 run CMD with WAYLAND_DISPLAY set\n"
 	"  -v                     debug logging\n"
 	"  --allow-retry          let unsandboxed clients retry links\n"
 	"  --no-recover           watch and report only: bad links are left to\n"
-	"                         wlroots, as without linkguard\n"
+	"                         wlroots, as without linkguard (--recover off)\n"
+	"  --KEY VALUE            a setting of linkguard(5), over its file and\n"
+	"                         LINKGUARD_* variables: --policy refresh-first,\n"
+	"                         --min-refresh 120, --min-resolution 1920x1080,\n"
+	"                         --flap-count 3, --flap-window 10s, --recover off\n"
 	"  --sim SCENARIO         headless, with linkguard's simulated link\n"
 	"  --exit-after-scenario  exit %.1f s after the scenario's last step\n";
 
+enum {
+	OPT_SIM = 256,
+	OPT_EXIT_AFTER_SCENARIO,
+	OPT_ALLOW_RETRY,
+	OPT_NO_RECOVER,
+	OPT_SETTING, // + the key's index
+};
+
+static const struct option fixed_options[] = {
+	{ "sim", required_argument, NULL, OPT_SIM },
+	{ "exit-after-scenario", no_argument, NULL, OPT_EXIT_AFTER_SCENARIO },
+	{ "allow-retry", no_argument, NULL, OPT_ALLOW_RETRY },
+	{ "no-recover", no_argument, NULL, OPT_NO_RECOVER },
+	{ "help", no_argument, NULL, 'h' },
+};
+
+#define N_FIXED_OPTIONS (sizeof(fixed_options) / sizeof(fixed_options[0]))
+
+/* linkguard: the fixed options, then one per key of linkguard(5) not among them. */
+static struct option *build_options(void) {
+	size_t n_keys = lg_setting_key_count(), n = N_FIXED_OPTIONS;
+	struct option *options = calloc(n + n_keys + 1, sizeof(*options));
+	if (options == NULL) {
+		return NULL;
+	}
+	memcpy(options, fixed_options, sizeof(fixed_options));
+	for (size_t i = 0; i < n_keys; i++) {
+		const char *key = lg_setting_key_name(i);
+		bool taken = false;
+		for (size_t j = 0; j < N_FIXED_OPTIONS; j++) {
+			taken = taken || strcmp(fixed_options[j].name, key) == 0;
+		}
+		if (!taken) {
+			options[n++] = (struct option){ key, required_argument, NULL,
+				OPT_SETTING + (int)i };
+		}
+	}
+	return options;
+}
+
+/* "key=value" (malloc'ed) if value suits key; else says why. */
+static char *setting_arg(const char *prog, const char *key, const char *value) {
+	const char *expected;
+	if (!lg_setting_check(key, value, &expected)) {
+		fprintf(stderr, "%s: --%s %s: expected %s\n", prog, key, value, expected);
+		return NULL;
+	}
+	size_t len = strlen(key) + strlen(value) + 2;
+	char *setting = malloc(len);
+	if (setting != NULL) {
+		snprintf(setting, len, "%s=%s", key, value);
+	}
+	return setting;
+}
+
+static void free_settings(char **settings) {
+	for (size_t i = 0; settings != NULL && settings[i] != NULL; i++) {
+		free(settings[i]);
+	}
+	free(settings);
+}
+
 int main(int argc, char *argv[]) {
-	enum { OPT_SIM = 256, OPT_EXIT_AFTER_SCENARIO, OPT_ALLOW_RETRY, OPT_NO_RECOVER };
-	static const struct option long_options[] = {
-		{ "sim", required_argument, NULL, OPT_SIM },
-		{ "exit-after-scenario", no_argument, NULL, OPT_EXIT_AFTER_SCENARIO },
-		{ "allow-retry", no_argument, NULL, OPT_ALLOW_RETRY },
-		{ "no-recover", no_argument, NULL, OPT_NO_RECOVER },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
+	struct option *long_options = build_options();
+	// At most one setting per argument.
+	char **settings = calloc((size_t)argc + 1, sizeof(*settings));
+	if (long_options == NULL || settings == NULL) {
+		fprintf(stderr, "%s: out of memory\n", argv[0]);
+		return EXIT_FAILURE;
+	}
+	size_t n_settings = 0;
 	const char *startup_cmd = NULL, *scenario = NULL;
-	bool verbose = false, exit_after_scenario = false, allow_retry = false;
-	bool recover = true;
+	bool verbose = false, exit_after_scenario = false, bad_usage = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "s:vh", long_options, NULL)) != -1) {
+	while (!bad_usage &&
+			(c = getopt_long(argc, argv, "s:vh", long_options, NULL)) != -1) {
+		char *setting = NULL;
 		switch (c) {
 		case 's':
 			startup_cmd = optarg;
@@ -960,18 +1033,36 @@ int main(int argc, char *argv[]) {
 			exit_after_scenario = true;
 			break;
 		case OPT_ALLOW_RETRY:
-			allow_retry = true;
+			setting = setting_arg(argv[0], "allow-retry", "on");
+			bad_usage = setting == NULL;
 			break;
 		case OPT_NO_RECOVER:
-			recover = false;
+			setting = setting_arg(argv[0], "recover", "off");
+			bad_usage = setting == NULL;
 			break;
-		default:
+		case 'h':
 			fprintf(stderr, usage, argv[0], EXIT_AFTER_SCENARIO_MS / 1000.0);
-			return c == 'h' ? EXIT_SUCCESS : EXIT_FAILURE;
+			free(long_options);
+			free_settings(settings);
+			return EXIT_SUCCESS;
+		default:
+			if (c < OPT_SETTING) {
+				bad_usage = true;
+				break;
+			}
+			setting = setting_arg(argv[0],
+				lg_setting_key_name((size_t)(c - OPT_SETTING)), optarg);
+			bad_usage = setting == NULL;
+			break;
+		}
+		if (setting != NULL) {
+			settings[n_settings++] = setting;
 		}
 	}
-	if (optind < argc || (exit_after_scenario && scenario == NULL)) {
+	free(long_options);
+	if (bad_usage || optind < argc || (exit_after_scenario && scenario == NULL)) {
 		fprintf(stderr, usage, argv[0], EXIT_AFTER_SCENARIO_MS / 1000.0);
+		free_settings(settings);
 		return EXIT_FAILURE;
 	}
 
@@ -986,12 +1077,9 @@ int main(int argc, char *argv[]) {
 		setenv("WLR_HEADLESS_OUTPUTS", "0", false);
 	}
 
-	const char *env_retry = getenv("LINKGUARD_ALLOW_RETRY");
 	struct example_server server = {
 		.exit_after_scenario = exit_after_scenario,
-		.recover = recover,
-		.privileged_retry = allow_retry ||
-			(env_retry != NULL && strcmp(env_retry, "1") == 0),
+		.settings = (const char *const *)settings,
 	};
 	int status = EXIT_FAILURE;
 	if (!server_init(&server, scenario != NULL)) {
@@ -1026,5 +1114,6 @@ out:
 	wlr_log(WLR_INFO, "linkguard-example: %d outputs created, %d destroyed",
 		server.outputs_created, server.outputs_destroyed);
 	server_finish(&server);
+	free_settings(settings);
 	return status;
 }

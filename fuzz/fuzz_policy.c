@@ -36,6 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	}
 	enum lg_policy policy = data[0] & 1 ? LG_POLICY_REFRESH_FIRST :
 		LG_POLICY_RESOLUTION_FIRST;
+	// Floors from the same byte: none, or a refresh and a height floor.
+	const struct lg_policy_floors floors = {
+		.refresh_mhz = (data[0] >> 1) % 8 * 20000,
+		.size = { .height = (data[0] >> 4) * 240 },
+	};
 	struct lg_mode requested;
 	read_mode(data + 1, &requested);
 	data += 13;
@@ -51,7 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	}
 
 	size_t *order = calloc(list.len + 1, sizeof(*order));
-	size_t n = lg_policy_rank(policy, &requested, &list, &known_bad, order);
+	size_t n = lg_policy_rank(policy, &floors, &requested, &list,
+		&known_bad, order);
 	assert(n <= list.len);
 	for (size_t i = 0; i < n; i++) {
 		const struct lg_mode *mode = &list.modes[order[i]];
@@ -71,6 +77,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 			lg_mode_list_find(&known_bad, &requested) < 0) {
 		assert(n > 0);
 		assert(lg_mode_same_timing(&list.modes[order[0]], &requested));
+	}
+	// Floors: a candidate that meets them ranks before every one that does
+	// not, the requested mode aside.
+	for (size_t i = 1; i < n; i++) {
+		const struct lg_mode *before = &list.modes[order[i - 1]];
+		bool before_requested = i == 1 &&
+			lg_mode_same_timing(before, &requested);
+		assert(before_requested || lg_policy_floors_met(&floors, before) ||
+			!lg_policy_floors_met(&floors, &list.modes[order[i]]));
 	}
 	free(order);
 	lg_mode_list_finish(&list);

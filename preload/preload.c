@@ -13,12 +13,13 @@
  * Fallbacks reach the compositor as MODE-only request_state events
  * (lg_commit_request_state), so that its own configuration follows.
  *
- * Environment:
+ * The configuration file and the LINKGUARD_* variables of linkguard(5)
+ * apply as in any compositor (LINKGUARD_RECOVER=0 watches and reports
+ * only, for comparisons). allow-retry is off unless configured: the preload
+ * cannot tell sandboxed clients apart, so with it on every client may ask
+ * for a retry. Besides:
  *   LINKGUARD_SIM=FILE        the simulated link on the headless backend,
  *                             driven by a scenario file (for CI)
- *   LINKGUARD_RECOVER=0       watch and report only: what the compositor
- *                             does without linkguard (for comparisons)
- *   LINKGUARD_ALLOW_RETRY=1   every client may ask for a retry
  *   LINKGUARD_DEBUG=1         debug logging
  */
 #define _GNU_SOURCE
@@ -82,9 +83,9 @@ static void preload_init(void) {
 	}
 }
 
+/* Every client: allow-retry decides. */
 static bool may_retry(const struct wl_client *client, void *data) {
-	const char *allow = getenv("LINKGUARD_ALLOW_RETRY");
-	return allow != NULL && strcmp(allow, "1") == 0;
+	return true;
 }
 
 static void attach(void) {
@@ -98,8 +99,7 @@ static void attach(void) {
 	options.commit = lg_commit_request_state;
 	char *state_dir = lg_default_state_dir();
 	options.state_dir = state_dir;
-	const char *recover = getenv("LINKGUARD_RECOVER");
-	options.recover = recover == NULL || strcmp(recover, "0") != 0;
+	options.allow_retry = false;
 	preload.manager = lg_manager_create(preload.display, preload.backend,
 		preload.session, &options);
 	free(state_dir);

@@ -6,6 +6,7 @@
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
+#include <core/config.h>
 #include <core/connector.h>
 
 uint64_t lg_now_ms(void) {
@@ -38,6 +39,10 @@ bool connector_probe(struct lg_connector *conn) {
 	return true;
 }
 
+const char *connector_identity(struct lg_connector *conn) {
+	return conn->impl->get_identity != NULL ? conn->impl->get_identity(conn) : NULL;
+}
+
 struct lg_connector *lg_connector_create(struct lg_manager *manager,
 		const struct lg_connector_impl *impl, dev_t device, uint32_t id,
 		const char *name) {
@@ -50,13 +55,18 @@ struct lg_connector *lg_connector_create(struct lg_manager *manager,
 	conn->name = strdup(name);
 	conn->impl = impl;
 	conn->manager = manager;
-	if (conn->name == NULL || !recovery_create(conn)) {
+	conn->options = calloc(1, sizeof(*conn->options));
+	conn->device = device;
+	// The backend has not set conn->data yet: no monitor to ask about.
+	if (conn->name == NULL || conn->options == NULL || !recovery_create(conn) ||
+			!connector_configure(conn, NULL)) {
 		lg_log(LG_ERROR, "%s: allocation failed", name);
+		recovery_destroy(conn);
+		free(conn->options);
 		free(conn->name);
 		free(conn);
 		return NULL;
 	}
-	conn->device = device;
 	conn->id = id;
 	conn->state = LG_LINK_GOOD;
 	lg_mode_list_init(&conn->modes);
@@ -86,6 +96,9 @@ void lg_connector_destroy(struct lg_connector *conn) {
 	}
 	lg_mode_list_finish(&conn->modes);
 	lg_mode_list_finish(&conn->known_bad);
+	settings_finish(conn->settings);
+	free(conn->settings);
+	free(conn->options);
 	free(conn->description);
 	free(conn->name);
 	free(conn);
@@ -110,6 +123,7 @@ void lg_connector_set_description(struct lg_connector *conn, const char *desc) {
 	free(conn->description);
 	conn->description = copy;
 	if (swapped) {
+		connector_configure(conn, connector_identity(conn)); // its [monitor ID]
 		recovery_feed(conn, LG_MACHINE_SINK_SWAP);
 	}
 	connector_changed(conn);
@@ -251,6 +265,7 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	wl_signal_add(&output->events.destroy, &conn->output_destroy);
 	connector_probe(conn);
 	sink_read(conn);
+	connector_configure(conn, connector_identity(conn)); // the monitor is known now
 	known_bad_load(conn);
 	recovery_feed(conn, LG_MACHINE_OUTPUT_NEW);
 	lg_conn_log(conn, LG_DEBUG, "driving output %s", output->name);

@@ -31,7 +31,7 @@ static bool link_bad(struct lg_connector *conn) {
 		return false;
 	}
 	lg_conn_log(conn, LG_INFO, "link-status BAD");
-	if (!conn->manager->options.recover) {
+	if (!conn->options->recover) {
 		lg_conn_log(conn, LG_INFO, "recovery disabled: left to the compositor");
 	}
 	return true;

@@ -145,10 +145,6 @@ static struct known_bad *known_bad_get(struct lg_connector *conn) {
 	return kb;
 }
 
-static const char *monitor_identity(struct lg_connector *conn) {
-	return conn->impl->get_identity != NULL ? conn->impl->get_identity(conn) : NULL;
-}
-
 static bool same_identity(const char *a, const char *b) {
 	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
 }
@@ -213,7 +209,7 @@ static struct known_bad_monitor *current_monitor(struct lg_connector *conn) {
 	if (kb == NULL) {
 		return NULL;
 	}
-	const char *identity = monitor_identity(conn);
+	const char *identity = connector_identity(conn);
 	if (kb->monitor != NULL && same_identity(kb->monitor->identity, identity)) {
 		return kb->monitor;
 	}

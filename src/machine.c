@@ -212,7 +212,8 @@ static bool build_order(struct lg_machine *m, const struct lg_machine_facts *fac
 	if (ranked == NULL) {
 		return false;
 	}
-	size_t n = lg_policy_rank(m->config->policy, reference, modes, NULL, ranked);
+	size_t n = lg_policy_rank(m->config->policy, &m->config->floors,
+		reference, modes, NULL, ranked);
 	uint32_t ceiling = m->ceilings > 0 ? m->ceiling_khz[m->ceilings - 1] : UINT32_MAX;
 	for (int tier = 0; tier < 3; tier++) {
 		for (size_t i = 0; i < n; i++) {

@@ -5,39 +5,8 @@
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
+#include <core/config.h>
 #include <core/connector.h>
-
-/* The recovery machine's defaults are linkguard's (core/machine.h). */
-void lg_options_init(struct lg_options *options) {
-	struct lg_machine_config config;
-	lg_machine_config_defaults(&config);
-	*options = (struct lg_options){
-		.policy = config.policy,
-		.flap_count = config.flap_count,
-		.flap_window_ms = config.flap_window_ms,
-		.backoff_min_ms = config.backoff_min_ms,
-		.backoff_max_ms = config.backoff_max_ms,
-		.settle_ms = config.settle_ms,
-		.max_tests = config.max_tests,
-		.recover = config.recover,
-	};
-}
-
-char *lg_default_state_dir(void) {
-	const char *state_home = getenv("XDG_STATE_HOME");
-	const char *home = getenv("HOME");
-	const char *base = state_home != NULL && state_home[0] == '/' ? state_home : home;
-	const char *sub = base == state_home ? "/linkguard" : "/.local/state/linkguard";
-	if (base == NULL || base[0] != '/') {
-		return NULL;
-	}
-	size_t len = strlen(base) + strlen(sub) + 1;
-	char *dir = malloc(len);
-	if (dir != NULL) {
-		snprintf(dir, len, "%s%s", base, sub);
-	}
-	return dir;
-}
 
 static void handle_display_destroy(struct wl_listener *listener, void *data) {
 	struct lg_manager *manager =
@@ -65,6 +34,16 @@ struct lg_manager *lg_manager_create(struct wl_display *display,
 	if (manager->options.state_dir != NULL) {
 		manager->state_dir = strdup(manager->options.state_dir);
 		manager->options.state_dir = manager->state_dir;
+	}
+	// Read now: the config keeps what it needs of these.
+	manager->config = config_create(&manager->options);
+	manager->options.config_path = NULL;
+	manager->options.settings = NULL;
+	if (manager->config == NULL) {
+		lg_log(LG_ERROR, "allocation failed");
+		free(manager->state_dir);
+		free(manager);
+		return NULL;
 	}
 	wl_list_init(&manager->connectors);
 	wl_signal_init(&manager->events.new_connector);
@@ -94,6 +73,7 @@ void lg_manager_destroy(struct lg_manager *manager) {
 		lg_connector_destroy(conn);
 	}
 	wl_list_remove(&manager->display_destroy.link);
+	config_destroy(manager->config);
 	free(manager->state_dir);
 	free(manager);
 }

@@ -19,6 +19,7 @@ enum candidate_class {
 
 struct rank_ctx {
 	enum lg_policy policy;
+	const struct lg_policy_floors *floors; // NULL: no candidate meets them
 	const struct lg_mode *requested;
 	const struct lg_mode_list *available;
 };
@@ -42,6 +43,12 @@ static bool aspect_same(const struct lg_mode *a, const struct lg_mode *b) {
 	int64_t x = (int64_t)a->width * b->height;
 	int64_t y = (int64_t)b->width * a->height;
 	return llabs(x - y) * 100 <= y;
+}
+
+bool lg_policy_floors_met(const struct lg_policy_floors *floors,
+		const struct lg_mode *mode) {
+	return refresh_not_above(floors->refresh_mhz, mode->refresh_mhz) &&
+		mode->width >= floors->size.width && mode->height >= floors->size.height;
 }
 
 static bool is_requested(const struct lg_mode *mode, const struct lg_mode *req) {
@@ -92,6 +99,17 @@ static int compare(const struct rank_ctx *ctx, size_t ia, size_t ib) {
 	const struct lg_mode *a = &ctx->available->modes[ia];
 	const struct lg_mode *b = &ctx->available->modes[ib];
 	enum candidate_class ca = classify(ctx, a), cb = classify(ctx, b);
+	// The requested mode, then the modes that meet the floors.
+	if ((ca == CLASS_REQUESTED) != (cb == CLASS_REQUESTED)) {
+		return ca == CLASS_REQUESTED ? -1 : 1;
+	}
+	if (ctx->floors != NULL) {
+		int r = cmp_int64(!lg_policy_floors_met(ctx->floors, a),
+			!lg_policy_floors_met(ctx->floors, b));
+		if (r != 0) {
+			return r;
+		}
+	}
 	if (ca != cb) {
 		return ca < cb ? -1 : 1;
 	}
@@ -132,18 +150,39 @@ static bool is_listed(const struct lg_mode_list *list, const struct lg_mode *mod
 	return list != NULL && lg_mode_list_find(list, mode) >= 0;
 }
 
-size_t lg_policy_rank(enum lg_policy policy, const struct lg_mode *requested,
-		const struct lg_mode_list *available, const struct lg_mode_list *known_bad,
-		size_t *order) {
+static bool is_candidate(const struct lg_mode *mode,
+		const struct lg_mode_list *known_bad) {
+	return mode_is_usable(mode) && !is_listed(known_bad, mode);
+}
+
+/* Floors bind only when some candidate meets them. */
+static bool floors_apply(const struct lg_policy_floors *floors,
+		const struct lg_mode_list *available, const struct lg_mode_list *known_bad) {
+	if (floors == NULL) {
+		return false;
+	}
+	for (size_t i = 0; i < available->len; i++) {
+		const struct lg_mode *mode = &available->modes[i];
+		if (is_candidate(mode, known_bad) && lg_policy_floors_met(floors, mode)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t lg_policy_rank(enum lg_policy policy, const struct lg_policy_floors *floors,
+		const struct lg_mode *requested, const struct lg_mode_list *available,
+		const struct lg_mode_list *known_bad, size_t *order) {
 	struct rank_ctx ctx = {
 		.policy = policy,
+		.floors = floors_apply(floors, available, known_bad) ? floors : NULL,
 		.requested = requested,
 		.available = available,
 	};
 	size_t n = 0;
 	for (size_t i = 0; i < available->len; i++) {
 		const struct lg_mode *mode = &available->modes[i];
-		if (!mode_is_usable(mode) || is_listed(known_bad, mode)) {
+		if (!is_candidate(mode, known_bad)) {
 			continue;
 		}
 		bool duplicate = false;

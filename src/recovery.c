@@ -256,9 +256,17 @@ bool recovery_create(struct lg_connector *conn) {
 	if (recovery == NULL) {
 		return false;
 	}
-	const struct lg_options *options = &conn->manager->options;
-	recovery->config = (struct lg_machine_config){
+	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
+	incidents_init(&recovery->incidents);
+	conn->recovery = recovery;
+	return true;
+}
+
+void recovery_configure(struct lg_connector *conn) {
+	const struct lg_options *options = conn->options;
+	conn->recovery->config = (struct lg_machine_config){
 		.policy = options->policy,
+		.floors = options->floors,
 		.recover = options->recover,
 		.settle_ms = options->settle_ms,
 		.flap_count = options->flap_count,
@@ -267,10 +275,6 @@ bool recovery_create(struct lg_connector *conn) {
 		.backoff_min_ms = options->backoff_min_ms,
 		.backoff_max_ms = options->backoff_max_ms,
 	};
-	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
-	incidents_init(&recovery->incidents);
-	conn->recovery = recovery;
-	return true;
 }
 
 void recovery_destroy(struct lg_connector *conn) {

@@ -73,6 +73,9 @@ trap 'exit 1' INT TERM
 export XDG_RUNTIME_DIR="$dir"
 # Known-bad modes learned by one test must not start the next one degraded.
 export XDG_STATE_HOME="$dir/state"
+# The user's linkguard(5) file is not the test's.
+export XDG_CONFIG_HOME="$dir/config"
+unset LINKGUARD_CONFIG
 export WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1
 unset WAYLAND_DISPLAY WAYLAND_SOCKET DISPLAY DBUS_SESSION_BUS_ADDRESS
 

@@ -24,7 +24,7 @@ static const struct lg_mode *first(enum lg_policy policy,
 		const struct lg_mode *requested, const struct lg_mode_list *list,
 		const struct lg_mode_list *known_bad) {
 	size_t order[64];
-	size_t n = lg_policy_rank(policy, requested, list, known_bad, order);
+	size_t n = lg_policy_rank(policy, NULL, requested, list, known_bad, order);
 	return n > 0 ? &list->modes[order[0]] : NULL;
 }
 
@@ -60,7 +60,7 @@ static void test_known_bad_requested_is_skipped(void) {
 	struct lg_mode_list list = list_of(modes, 3);
 	struct lg_mode_list bad = list_of(&uhd60, 1);
 	size_t order[3];
-	size_t n = lg_policy_rank(LG_POLICY_RESOLUTION_FIRST, &uhd60, &list, &bad, order);
+	size_t n = lg_policy_rank(LG_POLICY_RESOLUTION_FIRST, NULL, &uhd60, &list, &bad, order);
 	check_int_eq(n, 2);
 	check(lg_mode_equal(&list.modes[order[0]], &uhd30));
 	lg_mode_list_finish(&list);
@@ -70,7 +70,7 @@ static void test_known_bad_requested_is_skipped(void) {
 static void test_full_order_resolution_first(void) {
 	struct lg_mode_list list = list_of(pruned_at_hbr_x4, 6);
 	size_t order[6];
-	size_t n = lg_policy_rank(LG_POLICY_RESOLUTION_FIRST, &uhd60, &list, NULL, order);
+	size_t n = lg_policy_rank(LG_POLICY_RESOLUTION_FIRST, NULL, &uhd60, &list, NULL, order);
 	check_int_eq(n, 6);
 	// Same size, then 16:9 by area, then the rest (4:3) by area.
 	const struct lg_mode *expected[] = { &uhd30, &qhd60, &fhd60, &hd60, &xga60, &vga60 };
@@ -111,7 +111,7 @@ static void test_unusable_modes_are_never_candidates(void) {
 		zero_refresh, hd60, hd60 };
 	struct lg_mode_list list = list_of(modes, 6);
 	size_t order[6];
-	size_t n = lg_policy_rank(LG_POLICY_RESOLUTION_FIRST, &uhd60, &list, NULL, order);
+	size_t n = lg_policy_rank(LG_POLICY_RESOLUTION_FIRST, NULL, &uhd60, &list, NULL, order);
 	check_int_eq(n, 1); // hd60 once: duplicates collapse
 	check(n == 1 && lg_mode_equal(&list.modes[order[0]], &hd60));
 	lg_mode_list_finish(&list);
@@ -132,7 +132,7 @@ static void test_empty_list_has_no_candidate(void) {
 	struct lg_mode_list list;
 	lg_mode_list_init(&list);
 	size_t order[1];
-	check_int_eq(lg_policy_rank(LG_POLICY_RESOLUTION_FIRST, &uhd60, &list, NULL, order), 0);
+	check_int_eq(lg_policy_rank(LG_POLICY_RESOLUTION_FIRST, NULL, &uhd60, &list, NULL, order), 0);
 	lg_mode_list_finish(&list);
 }
 

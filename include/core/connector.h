@@ -18,9 +18,20 @@ void connector_read_link(struct lg_connector *conn);
 bool sink_read(struct lg_connector *conn);
 /* Forced probe through the backend into conn->modes. */
 bool connector_probe(struct lg_connector *conn);
+/* The monitor's identity from the backend (EDID), or NULL. */
+const char *connector_identity(struct lg_connector *conn);
+
+/*
+ * configure.c: resolves conn->settings and conn->options for the connector
+ * and monitor (its identity, or NULL), and applies them. True when they
+ * changed.
+ */
+bool connector_configure(struct lg_connector *conn, const char *monitor);
 
 /* recovery.c: the state machine's driver on wlroots (core/driver.h). */
 bool recovery_create(struct lg_connector *conn);
+/* The machine takes conn->options from its next event on. */
+void recovery_configure(struct lg_connector *conn);
 void recovery_destroy(struct lg_connector *conn);
 /* Feeds the connector's state machine one event and runs what follows. */
 void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type);

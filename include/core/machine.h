@@ -29,6 +29,7 @@
 
 struct lg_machine_config {
 	enum lg_policy policy;
+	struct lg_policy_floors floors; // zero: none
 	bool recover; // false: report only, never modeset
 	uint32_t settle_ms; // a commit counts as held after this long
 	uint32_t flap_count, flap_window_ms; // this many BADs in the window: flapping

@@ -7,11 +7,13 @@
 #include <time.h>
 #include <wayland-server-core.h>
 #include <wayland-server-protocol.h>
+#include <linkguard/config.h>
 #include <linkguard/link.h>
 #include <linkguard/mode.h>
 
 struct wlr_output;
 struct lg_manager;
+struct lg_options;
 struct lg_connector_impl;
 
 /** One fallback, as reported to the compositor and to clients. */
@@ -54,6 +56,12 @@ struct lg_connector {
 	struct lg_sink_status sink_status; // the last DPCD read
 	bool has_last_fallback;
 	struct lg_fallback last_fallback;
+	/*
+	 * The settings this connector runs with, lg_setting_key_count() of
+	 * them in linkguard(5)'s order, and where each came from.
+	 */
+	struct lg_setting *settings;
+	struct lg_options *options; // their values, over the manager's options
 
 	struct {
 		struct wl_signal state_change; // struct lg_connector

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 #include <linkguard/commit.h>
+#include <linkguard/config.h>
 #include <linkguard/connector.h>
 #include <linkguard/incident.h>
 #include <linkguard/policy.h>
@@ -14,8 +15,16 @@ struct wlr_session;
 struct wlr_output;
 struct wlr_output_state;
 
+/*
+ * What linkguard does, for every connector. These are the compositor's
+ * defaults: unless read_config is false, the configuration file and the
+ * LINKGUARD_* variables of linkguard(5) override them, for every connector
+ * or per output and monitor, and settings override those.
+ */
 struct lg_options {
 	enum lg_policy policy;
+	/* What a fallback keeps when some mode the link carries meets it. */
+	struct lg_policy_floors floors;
 	/*
 	 * A link that goes BAD flap_count times within flap_window_ms at a mode
 	 * the kernel still fits is flapping: it steps down to a mode that needs
@@ -39,6 +48,24 @@ struct lg_options {
 	 * to recover by themselves on the signals).
 	 */
 	bool recover;
+	/*
+	 * Whether clients may ask for a retry at all; which clients may is the
+	 * compositor's (lg_link_protocol_filter.may_retry).
+	 */
+	bool allow_retry;
+	/*
+	 * Read the configuration file and the LINKGUARD_* variables
+	 * (linkguard(5)); true after lg_options_init().
+	 */
+	bool read_config;
+	/* The file; NULL: lg_default_config_path(). Copied. */
+	const char *config_path;
+	/*
+	 * "key=value" settings of linkguard(5) that override the file and the
+	 * variables (a compositor's command-line options), NULL-terminated, or
+	 * NULL. Copied; an invalid one is logged and ignored.
+	 */
+	const char *const *settings;
 	/*
 	 * Where the modes each monitor did not hold are kept across restarts
 	 * (a file "known-bad" in it; see lg_default_state_dir()). NULL: kept
@@ -84,6 +111,7 @@ struct lg_manager {
 
 	struct wl_listener display_destroy;
 	char *state_dir; // options.state_dir's copy
+	struct lg_config *config;
 };
 
 /**
@@ -94,6 +122,13 @@ struct lg_manager *lg_manager_create(struct wl_display *display,
 	struct wlr_backend *backend, struct wlr_session *session,
 	const struct lg_options *options);
 void lg_manager_destroy(struct lg_manager *manager);
+
+/**
+ * Reads the configuration file again (linkguard(5)) and applies it to every
+ * connector. False, with the reason logged, when the file exists but cannot
+ * be read or is not a text file: the previous configuration stays.
+ */
+bool lg_manager_reload_config(struct lg_manager *manager);
 
 /** The connector currently driving output, or NULL (not a watched output). */
 struct lg_connector *lg_manager_connector_from_output(struct lg_manager *manager,

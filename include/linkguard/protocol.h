@@ -18,7 +18,8 @@
  *   well: a client that binds despite can_see (the filter was not
  *   installed) gets a manager that is finished at once and sees no
  *   connector.
- * - may_retry: whether a retry request from the client is carried out. A
+ * - may_retry: whether a retry request from the client is carried out
+ *   (when the connector's allow-retry setting, linkguard(5), is on). A
  *   refusal is the retry object's denied event, never a protocol error.
  *
  * Defaults (a NULL filter, or a NULL callback in it): every client sees the

@@ -1,6 +1,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <linkguard/log.h>
+#include <linkguard/manager.h>
 #include "linkguard-link-v1-protocol.h"
 #include <protocol/server.h>
 
@@ -86,6 +87,11 @@ static bool retry_start(struct link_retry *retry, struct connector_resource *cr)
 	}
 	if (!client_may_retry(protocol, retry->client)) {
 		lg_conn_log(conn, LG_INFO, "retry denied: client not privileged");
+		zlg_link_retry_v1_send_denied(retry->resource);
+		return false;
+	}
+	if (!conn->options->allow_retry) {
+		lg_conn_log(conn, LG_INFO, "retry denied: allow-retry is off");
 		zlg_link_retry_v1_send_denied(retry->resource);
 		return false;
 	}

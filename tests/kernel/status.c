@@ -63,7 +63,7 @@ static int predict(struct guest_card *card, struct kms_libdrm *kms,
 	kms_modes_finish(&modes);
 	size_t *order = calloc(list.len + 1, sizeof(*order));
 	size_t n = order != NULL ? lg_policy_rank(LG_POLICY_RESOLUTION_FIRST,
-		requested, &list, NULL, order) : 0;
+		NULL, requested, &list, NULL, order) : 0;
 	if (n > 0) {
 		print_mode(&list.modes[order[0]]);
 	}

@@ -38,9 +38,9 @@ bool oracle_pick(enum lg_policy policy, const struct lg_mode *requested,
 		free(order);
 		return false;
 	}
-	size_t n = lg_policy_rank(policy, requested, list, known_bad, order);
+	size_t n = lg_policy_rank(policy, NULL, requested, list, known_bad, order);
 	if (n == 0) {
-		n = lg_policy_rank(policy, requested, list, NULL, order);
+		n = lg_policy_rank(policy, NULL, requested, list, NULL, order);
 	}
 	if (n > 0) {
 		*pick = list->modes[order[0]];

@@ -173,8 +173,10 @@ bool harness_init_headless(struct harness *h, const struct lg_options *options) 
 	lg_options_init(&fast);
 	fast.settle_ms = 100;
 	fast.flap_window_ms = 3000;
-	h->manager = lg_manager_create(h->display, h->backend, NULL,
-		options != NULL ? options : &fast);
+	struct lg_options chosen = options != NULL ? *options : fast;
+	// The user's configuration is not the test's: only a file it names.
+	chosen.read_config = chosen.config_path != NULL;
+	h->manager = lg_manager_create(h->display, h->backend, NULL, &chosen);
 	h->new_connector.notify = handle_new_connector;
 	wl_signal_add(&h->manager->events.new_connector, &h->new_connector);
 	h->fallback.notify = handle_fallback;

@@ -103,7 +103,7 @@ static bool pick(struct lg_connector *conn, struct lg_mode *mode) {
 		lg_mode_list_finish(&modes);
 		return false;
 	}
-	size_t n = lg_policy_rank(conn->manager->options.policy, &conn->requested,
+	size_t n = lg_policy_rank(conn->manager->options.policy, NULL, &conn->requested,
 		&modes, &conn->known_bad, order);
 	bool found = false;
 	for (size_t i = 0; i < n && !found; i++) {
