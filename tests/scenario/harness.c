@@ -21,6 +21,12 @@ struct harness_output {
 	struct wl_list link;
 };
 
+static uint64_t now_usec(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
 static void handle_output_commit(struct wl_listener *listener, void *data) {
 	struct harness_output *ho = wl_container_of(listener, ho, commit);
 	const struct wlr_output_event_commit *event = data;
@@ -36,9 +42,7 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 		commit->width = ho->output->width;
 		commit->height = ho->output->height;
 		commit->refresh_mhz = ho->output->refresh;
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		commit->usec = (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+		commit->usec = now_usec();
 	}
 	h->modesets++;
 }
@@ -139,6 +143,9 @@ static void handle_restored(struct wl_listener *listener, void *data) {
 
 static void handle_failed(struct wl_listener *listener, void *data) {
 	struct harness *h = wl_container_of(listener, h, failed);
+	if (h->n_failed < HARNESS_MAX_EVENTS) {
+		h->failed_usec[h->n_failed] = now_usec();
+	}
 	h->n_failed++;
 }
 
@@ -229,9 +236,7 @@ void harness_finish(struct harness *h) {
 }
 
 static uint64_t now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return now_usec() / 1000;
 }
 
 bool harness_run(struct harness *h, const char *scenario, int linger_ms) {
@@ -283,6 +288,7 @@ bool harness_dispatch_until(struct harness *h, bool (*until)(void *data),
 	const uint64_t deadline = now_ms() + (uint64_t)max_ms;
 	while (!until(data)) {
 		if (now_ms() >= deadline) {
+			fprintf(stderr, "still waiting after %d ms: gave up\n", max_ms);
 			return false;
 		}
 		wl_event_loop_dispatch(h->loop, 10);

@@ -53,6 +53,7 @@ struct harness {
 	struct harness_commit commits[HARNESS_MAX_EVENTS]; // the first modesets
 	struct lg_fallback fallbacks[HARNESS_MAX_EVENTS];
 	int n_fallbacks, n_restored, n_failed;
+	uint64_t failed_usec[HARNESS_MAX_EVENTS]; // CLOCK_MONOTONIC, the first failures
 
 	struct wl_list connectors; // harness_connector.link
 	struct wl_list outputs; // harness_output.link
@@ -84,7 +85,7 @@ bool harness_run(struct harness *h, const char *scenario, int linger_ms);
 bool harness_run_file(struct harness *h, const char *path, int linger_ms);
 /*
  * Runs the event loop until until(data) holds or max_ms passed; whether it
- * held.
+ * held (if not, says so on stderr).
  */
 bool harness_dispatch_until(struct harness *h, bool (*until)(void *data),
 	void *data, int max_ms);
