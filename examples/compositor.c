@@ -736,8 +736,8 @@ static bool link_can_see(const struct wl_client *client, void *data) {
 	return !client_is_sandboxed(data, client);
 }
 
-/* Whether retries are allowed at all is the allow-retry setting. */
-static bool link_may_retry(const struct wl_client *client, void *data) {
+/* Unsandboxed clients may retry (when allow-retry is on) and reload. */
+static bool link_privileged(const struct wl_client *client, void *data) {
 	return !client_is_sandboxed(data, client);
 }
 
@@ -825,7 +825,8 @@ static bool server_init(struct example_server *server, bool with_sim) {
 		wlr_security_context_manager_v1_create(server->display);
 	const struct lg_link_protocol_filter link_filter = {
 		.can_see = link_can_see,
-		.may_retry = link_may_retry,
+		.may_retry = link_privileged,
+		.may_reload = link_privileged,
 		.data = server,
 	};
 	server->link_protocol =

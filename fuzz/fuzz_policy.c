@@ -82,8 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	// not, the requested mode aside.
 	for (size_t i = 1; i < n; i++) {
 		const struct lg_mode *before = &list.modes[order[i - 1]];
-		bool before_requested = i == 1 &&
-			lg_mode_same_timing(before, &requested);
+		// The requested mode: the same timing when it has no clock.
+		bool before_requested = requested.clock_khz == 0 ?
+			lg_mode_same_timing(before, &requested) :
+			lg_mode_equal(before, &requested);
 		assert(before_requested || lg_policy_floors_met(&floors, before) ||
 			!lg_policy_floors_met(&floors, &list.modes[order[i]]));
 	}

@@ -36,6 +36,11 @@ const char *reason_name(uint32_t reason) {
 		reason);
 }
 
+const char *setting_source_name(uint32_t source) {
+	static const char *const names[] = { "default", "file", "env", "option" };
+	return name_of(names, sizeof(names) / sizeof(names[0]), source);
+}
+
 const char *link_status_name(uint32_t status) {
 	return status == ZLG_LINK_CONNECTOR_V1_LINK_STATUS_BAD ? "bad" : "good";
 }
@@ -288,6 +293,35 @@ static void handle_incident(void *data, struct zlg_link_connector_v1 *proxy,
 	conn->changes |= CHANGE_INCIDENT;
 }
 
+/* A key seen before is updated in place: the initial batch sends them all. */
+static void handle_setting(void *data, struct zlg_link_connector_v1 *proxy,
+		const char *key, const char *value, uint32_t source, const char *origin) {
+	struct connector *conn = data;
+	struct linkctl *ctl = conn->ctl;
+	struct setting *setting = NULL;
+	for (size_t i = 0; i < conn->n_settings; i++) {
+		if (strcmp(conn->settings[i].key, key) == 0) {
+			setting = &conn->settings[i];
+		}
+	}
+	if (setting == NULL) {
+		struct setting *settings = ctl_realloc(ctl, conn->settings,
+			(conn->n_settings + 1) * sizeof(*settings));
+		if (settings == NULL) {
+			return;
+		}
+		conn->settings = settings;
+		setting = &settings[conn->n_settings++];
+		*setting = (struct setting){ .key = ctl_strdup_text(ctl, key) };
+	}
+	free(setting->value);
+	free(setting->origin);
+	setting->value = ctl_strdup_text(ctl, value);
+	setting->origin = origin[0] != '\0' ? ctl_strdup_text(ctl, origin) : NULL;
+	setting->source = source;
+	conn->changes |= CHANGE_SETTINGS;
+}
+
 static const struct zlg_link_connector_v1_listener connector_listener = {
 	.name = handle_name,
 	.description = handle_description,
@@ -305,6 +339,7 @@ static const struct zlg_link_connector_v1_listener connector_listener = {
 	.skipped_mode = handle_skipped_mode,
 	.incidents_reset = handle_incidents_reset,
 	.incident = handle_incident,
+	.setting = handle_setting,
 };
 
 static void handle_manager_connector(void *data,
@@ -386,6 +421,12 @@ static void connector_free(struct connector *conn) {
 	free(conn->pending.modes);
 	free(conn->pending.skipped);
 	free(conn->pending.incidents);
+	for (size_t i = 0; i < conn->n_settings; i++) {
+		free(conn->settings[i].key);
+		free(conn->settings[i].value);
+		free(conn->settings[i].origin);
+	}
+	free(conn->settings);
 	free(conn->name);
 	free(conn->notice.told);
 	free(conn);
@@ -502,6 +543,9 @@ void linkctl_finish(struct linkctl *ctl) {
 		struct connector *next = ctl->connectors->next;
 		connector_free(ctl->connectors);
 		ctl->connectors = next;
+	}
+	if (ctl->reload != NULL) {
+		zlg_link_reload_v1_destroy(ctl->reload);
 	}
 	if (ctl->retry != NULL) {
 		zlg_link_retry_v1_destroy(ctl->retry);

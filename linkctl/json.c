@@ -11,8 +11,12 @@
  *     "requested_mode": MODE|null, "current_mode": MODE|null,
  *     "allowed_modes": [ MODE... ], "link": LINK|null,
  *     "last_fallback": FALLBACK|null,
- *     "skipped_modes": [ SKIPPED... ]|null }   (null: the compositor
+ *     "skipped_modes": [ SKIPPED... ]|null,   (null: the compositor
  *     speaks version 1 of the protocol and does not say)
+ *     "settings": [ SETTING... ]|null }   (null: before version 3)
+ *   SETTING = { "key": "min-refresh", "value": "120",
+ *     "source": "default"|"file"|"env"|"option",
+ *     "origin": "/home/u/.config/linkguard/config:3"|"LINKGUARD_..."|null }
  *   MODE = { "width": INT, "height": INT, "refresh_mhz": INT,
  *     "preferred": BOOL }   ("preferred" in allowed_modes only)
  *   LINK = { "lanes": INT, "rate_mbps": INT }
@@ -28,7 +32,8 @@
  * "requested_mode" and "current_mode" "value": MODE|null; "allowed_modes"
  * "value": [MODE...]; "link" "value": LINK|null; "description" "value":
  * STRING; "fallback" "value": FALLBACK; "skipped_modes" "value":
- * [SKIPPED...]; "incident" "value": INCIDENT (version 3). "time" is
+ * [SKIPPED...]; "incident" "value": INCIDENT and "settings" "value":
+ * [SETTING...] (version 3). "time" is
  * CLOCK_MONOTONIC seconds when the batch's done arrived; events of one
  * batch share it.
  *
@@ -165,6 +170,24 @@ static struct json_object *string_or_null(const char *s) {
 	return s != NULL ? json_object_new_string(s) : NULL;
 }
 
+static struct json_object *settings_json(const struct connector *conn) {
+	if (conn->n_settings == 0) {
+		return NULL;
+	}
+	struct json_object *array = json_object_new_array();
+	for (size_t i = 0; i < conn->n_settings; i++) {
+		const struct setting *setting = &conn->settings[i];
+		struct json_object *obj = json_object_new_object();
+		json_object_object_add(obj, "key", string_or_null(setting->key));
+		json_object_object_add(obj, "value", string_or_null(setting->value));
+		json_object_object_add(obj, "source",
+			json_object_new_string(setting_source_name(setting->source)));
+		json_object_object_add(obj, "origin", string_or_null(setting->origin));
+		json_object_array_add(array, obj);
+	}
+	return array;
+}
+
 static struct json_object *connector_json(const struct connector *conn) {
 	const struct link_state *state = &conn->current;
 	struct json_object *obj = json_object_new_object();
@@ -184,6 +207,7 @@ static struct json_object *connector_json(const struct connector *conn) {
 	json_object_object_add(obj, "link", link_json(state->lanes, state->rate_mbps));
 	json_object_object_add(obj, "last_fallback", fallback_json(state));
 	json_object_object_add(obj, "skipped_modes", skipped_json(state));
+	json_object_object_add(obj, "settings", settings_json(conn));
 	return obj;
 }
 
@@ -258,6 +282,8 @@ static struct json_object *change_value(const struct connector *conn,
 		return skipped_json(state);
 	case CHANGE_INCIDENT:
 		return incident_json(&state->incidents[state->n_incidents - 1]);
+	case CHANGE_SETTINGS:
+		return settings_json(conn);
 	case CHANGE_ADDED:
 	case CHANGE_REMOVED:
 		break;

@@ -17,6 +17,7 @@
  *   waybar.c      watch --waybar: the status bar's line
  *   retry.c       linkctl retry NAME
  *   history.c     linkctl history [NAME]: the incidents (version 3)
+ *   reload.c      linkctl reload: the configuration read again (version 3)
  *   main.c        the command line
  */
 
@@ -43,7 +44,7 @@ enum linkctl_exit {
 	EXIT_RETRY_CANCELLED = 6,
 	EXIT_CONNECTION = 7,
 	EXIT_NO_SESSION_BUS = 8, // watch --notify: no session bus, or lost it
-	EXIT_NO_HISTORY = 9, // history: the compositor speaks version 1 or 2 only
+	EXIT_NO_HISTORY = 9, // history, reload: the compositor speaks version 1 or 2 only
 };
 
 /* A mode as the protocol sends it; all zero: none. */
@@ -73,6 +74,12 @@ struct incident {
 	uint64_t sec; // CLOCK_REALTIME when it began
 	uint32_t nsec;
 	uint32_t duration_ms;
+};
+
+/* A setting the connector runs with (version 3), as of its last event. */
+struct setting {
+	char *key, *value, *origin; // origin: NULL when the compositor says none
+	uint32_t source; // zlg_link_connector_v1 setting_source
 };
 
 /* One connector's state as of a done. */
@@ -109,6 +116,7 @@ enum change {
 	CHANGE_ADDED = 1 << 10, // announced: its whole state
 	CHANGE_REMOVED = 1 << 11, // finished
 	CHANGE_INCIDENT = 1 << 12, // one more incident (the last one)
+	CHANGE_SETTINGS = 1 << 13, // a setting changed (version 3)
 };
 
 /* What notify.c last told about a connector. */
@@ -125,6 +133,8 @@ struct connector {
 	struct link_state current, pending; // pending becomes current on done
 	uint32_t changes; // enum change, since the last done
 	bool announced, finished;
+	struct setting *settings; // every key, once the initial batch is in
+	size_t n_settings;
 	struct notice notice;
 	struct connector *next;
 };
@@ -135,6 +145,7 @@ struct linkctl {
 	struct zlg_link_manager_v1 *manager;
 	uint32_t version; // of the manager bound
 	struct zlg_link_retry_v1 *retry; // NULL unless retrying
+	struct zlg_link_reload_v1 *reload; // NULL unless reloading
 	struct connector *connectors; // in announcement order
 	bool json, watching, initial_done;
 	bool waybar; // watch prints the status bar's line instead
@@ -169,6 +180,7 @@ char *ctl_strdup_text(struct linkctl *ctl, const char *s);
 const char *state_name(uint32_t state);
 const char *reason_name(uint32_t reason);
 const char *link_status_name(uint32_t status);
+const char *setting_source_name(uint32_t source);
 bool mode_is_none(const struct mode *mode);
 bool mode_is_requested(const struct link_state *state, const struct mode *mode);
 
@@ -237,6 +249,12 @@ void notifier_report(struct linkctl *ctl, struct connector *conn);
 char *waybar_line(const struct linkctl *ctl);
 /* Prints the status bar's line when it changed; false out of memory. */
 bool waybar_print(struct linkctl *ctl);
+
+/* One setting on one line: "min-refresh 120 (file /path:3)". */
+void text_print_setting(const struct setting *setting);
+
+/* reload.c */
+int linkctl_reload(struct linkctl *ctl);
 
 /* retry.c */
 int linkctl_retry(struct linkctl *ctl, const char *name);

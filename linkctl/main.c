@@ -8,11 +8,13 @@
  *   linkctl watch --notify [--json|--waybar]  desktop notifications
  *   linkctl retry NAME           try NAME's requested mode again
  *   linkctl history [NAME] [--json]   the incidents kept per connector
+ *   linkctl reload               the compositor reads linkguard(5) again
  *
  * Exit status: 0 success (retry: succeeded); 1 retry failed; 2 usage;
  * 3 retry denied; 4 no such connector; 5 the compositor lacks the protocol;
  * 6 retry cancelled; 7 cannot connect, or the connection was lost;
- * 8 watch --notify without a session bus, or it was lost; 9 the compositor keeps no history (protocol version 1 or 2).
+ * 8 watch --notify without a session bus, or it was lost; 9 the compositor keeps no history or cannot reload (protocol version 1 or 2).
+ * reload: 0 reloaded, 1 failed (the file cannot be read), 3 denied.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +31,14 @@ static const char usage[] =
 	"       linkctl retry NAME          try NAME's requested mode again\n"
 	"       linkctl history [NAME] [--json]\n"
 	"                                   the last incidents on each link\n"
+	"       linkctl reload              read the configuration file again\n"
 	"       linkctl --help\n"
 	"\n"
 	"Exit status: 0 ok (retry succeeded), 1 retry failed, 2 usage,\n"
 	"3 retry denied, 4 no such connector, 5 no linkguard-link-v1 in the\n"
 	"compositor, 6 retry cancelled, 7 cannot connect or connection lost,\n"
-	"8 no session bus for --notify, 9 no history (the compositor speaks\n"
-	"protocol version 1 or 2).\n";
+	"8 no session bus for --notify, 9 no history or reload (the compositor\n"
+	"speaks protocol version 1 or 2). reload: 0 reloaded, 1 failed, 3 denied.\n";
 
 static int list(struct linkctl *ctl) {
 	if (ctl->json) {
@@ -63,7 +66,7 @@ int main(int argc, char *argv[]) {
 			return EXIT_OK;
 		} else if (strcmp(command, "list") == 0 && (strcmp(argv[i], "list") == 0 ||
 				strcmp(argv[i], "watch") == 0 || strcmp(argv[i], "retry") == 0 ||
-				strcmp(argv[i], "history") == 0)) {
+				strcmp(argv[i], "history") == 0 || strcmp(argv[i], "reload") == 0)) {
 			command = argv[i];
 		} else if ((strcmp(command, "retry") == 0 ||
 				strcmp(command, "history") == 0) && name == NULL) {
@@ -76,6 +79,7 @@ int main(int argc, char *argv[]) {
 	ctl.watching = strcmp(command, "watch") == 0;
 	bool retry = strcmp(command, "retry") == 0;
 	bool history = strcmp(command, "history") == 0;
+	bool reload = strcmp(command, "reload") == 0;
 	if ((retry != (name != NULL) && !history) ||
 			((ctl.waybar || notify) && !ctl.watching) ||
 			(ctl.waybar && ctl.json)) {
@@ -99,7 +103,8 @@ int main(int argc, char *argv[]) {
 	if (status == EXIT_OK) {
 		status = ctl.watching ? linkctl_watch(&ctl) :
 			retry ? linkctl_retry(&ctl, name) :
-			history ? linkctl_history(&ctl, name) : list(&ctl);
+			history ? linkctl_history(&ctl, name) :
+			reload ? linkctl_reload(&ctl) : list(&ctl);
 	}
 	if (ctl.out_of_memory) {
 		fprintf(stderr, "linkctl: out of memory\n");

@@ -63,6 +63,12 @@ static void print_link(const struct link_state *state) {
 	}
 }
 
+void text_print_setting(const struct setting *setting) {
+	printf("%s %s (%s%s%s)", setting->key ? setting->key : "?",
+		setting->value ? setting->value : "?", setting_source_name(setting->source),
+		setting->origin != NULL ? " " : "", setting->origin != NULL ? setting->origin : "");
+}
+
 void text_print_connector(const struct connector *conn) {
 	const struct link_state *state = &conn->current;
 	char buf[64];
@@ -89,6 +95,13 @@ void text_print_connector(const struct connector *conn) {
 		for (size_t i = 0; i < state->n_skipped; i++) {
 			printf("\n    ");
 			print_skipped(conn, &state->skipped[i]);
+		}
+	}
+	if (conn->n_settings > 0) {
+		printf("\n  Settings:");
+		for (size_t i = 0; i < conn->n_settings; i++) {
+			printf("\n    ");
+			text_print_setting(&conn->settings[i]);
 		}
 	}
 	printf("\n  Allowed modes:\n");
@@ -159,6 +172,12 @@ void text_print_change(double now, const struct connector *conn,
 	case CHANGE_INCIDENT:
 		putchar(' ');
 		print_incident(&state->incidents[state->n_incidents - 1]);
+		break;
+	case CHANGE_SETTINGS:
+		for (size_t i = 0; i < conn->n_settings; i++) {
+			printf(i == 0 ? " " : ", ");
+			text_print_setting(&conn->settings[i]);
+		}
 		break;
 	}
 	putchar('\n');

@@ -42,6 +42,8 @@ const char *change_name(enum change change) {
 		return "removed";
 	case CHANGE_INCIDENT:
 		return "incident";
+	case CHANGE_SETTINGS:
+		return "settings";
 	}
 	return "unknown";
 }
@@ -52,8 +54,12 @@ void watch_report(struct linkctl *ctl, double now, struct connector *conn,
 		notifier_report(ctl, conn);
 	}
 	bool lines = !ctl->waybar && (ctl->notifier == NULL || ctl->json);
-	// In enum change's order: the fields, added or removed, an incident.
-	for (uint32_t change = 1; lines && change <= CHANGE_INCIDENT; change <<= 1) {
+	// In enum change's order: the fields, added or removed, an incident,
+	// the settings. A new connector's settings are part of its state.
+	if (changes & CHANGE_ADDED) {
+		changes &= ~(uint32_t)CHANGE_SETTINGS;
+	}
+	for (uint32_t change = 1; lines && change <= CHANGE_SETTINGS; change <<= 1) {
 		if (!(changes & change)) {
 			continue;
 		}

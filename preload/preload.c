@@ -83,8 +83,8 @@ static void preload_init(void) {
 	}
 }
 
-/* Every client: allow-retry decides. */
-static bool may_retry(const struct wl_client *client, void *data) {
+/* Every client: allow-retry decides retries; any client may reload. */
+static bool privileged(const struct wl_client *client, void *data) {
 	return true;
 }
 
@@ -110,7 +110,10 @@ static void attach(void) {
 	if (getenv("LINKGUARD_SIM") != NULL) {
 		preload.sim = lg_sim_create(preload.manager, preload.backend);
 	}
-	const struct lg_link_protocol_filter filter = { .may_retry = may_retry };
+	const struct lg_link_protocol_filter filter = {
+		.may_retry = privileged,
+		.may_reload = privileged,
+	};
 	lg_link_protocol_create(preload.manager, &filter);
 	lg_log(LG_INFO, "preload: attached to the compositor");
 }

@@ -22,9 +22,13 @@
  *   (when the connector's allow-retry setting, linkguard(5), is on). A
  *   refusal is the retry object's denied event, never a protocol error.
  *
+ * - may_reload: whether a reload request from the client (version 3) is
+ *   carried out: the configuration file read again (linkguard(5)). A
+ *   refusal is the reload object's denied event.
+ *
  * Defaults (a NULL filter, or a NULL callback in it): every client sees the
- * global, and no client may retry. A compositor marks clients privileged by
- * answering true from may_retry.
+ * global, and no client may retry or reload. A compositor marks clients
+ * privileged by answering true from may_retry and may_reload.
  */
 
 #include <stdbool.h>
@@ -36,6 +40,7 @@ struct lg_link_protocol;
 struct lg_link_protocol_filter {
 	bool (*can_see)(const struct wl_client *client, void *data);
 	bool (*may_retry)(const struct wl_client *client, void *data);
+	bool (*may_reload)(const struct wl_client *client, void *data);
 	void *data;
 };
 

@@ -58,6 +58,7 @@ struct link_snapshot {
 	struct lg_mode_list modes;
 	struct link_skipped_mode *skipped; // conn->known_bad, with times
 	size_t n_skipped;
+	struct lg_setting *settings; // a copy of conn->settings (version 3)
 };
 
 /* The server's side of one lg_connector, shared by all its resources. */
@@ -118,6 +119,17 @@ bool link_snapshot_send(const struct link_snapshot *snapshot,
 /* Makes snapshot equal to conn's state. */
 void link_snapshot_update(struct link_snapshot *snapshot,
 	const struct lg_connector *conn);
+
+/* setting.c (version 3) */
+/* The settings that differ from snapshot (all when full), to version 3 only. */
+bool link_settings_send(const struct link_snapshot *snapshot,
+	const struct lg_connector *conn, struct wl_resource *resource, bool full);
+void link_settings_update(struct link_snapshot *snapshot,
+	const struct lg_connector *conn);
+void link_settings_finish(struct link_snapshot *snapshot);
+
+/* reload.c (version 3) */
+void link_reload_create(struct link_manager_client *client, uint32_t id);
 
 /* retry.c */
 void link_retry_create(struct connector_resource *cr, uint32_t id);

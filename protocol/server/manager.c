@@ -57,9 +57,15 @@ static void handle_destroy(struct wl_client *wl_client,
 	wl_resource_destroy(resource);
 }
 
+static void handle_reload(struct wl_client *wl_client,
+		struct wl_resource *resource, uint32_t id) {
+	link_reload_create(manager_client_from_resource(resource), id);
+}
+
 static const struct zlg_link_manager_v1_interface manager_impl = {
 	.stop = handle_stop,
 	.destroy = handle_destroy,
+	.reload = handle_reload,
 };
 
 static void handle_resource_destroy(struct wl_resource *resource) {

@@ -33,6 +33,7 @@ void link_snapshot_finish(struct link_snapshot *snapshot) {
 	free(snapshot->skipped);
 	snapshot->skipped = NULL;
 	snapshot->n_skipped = 0;
+	link_settings_finish(snapshot);
 }
 
 static bool modes_equal(const struct lg_mode_list *a, const struct lg_mode_list *b) {
@@ -180,6 +181,7 @@ bool link_snapshot_send(const struct link_snapshot *snapshot,
 		send_skipped_modes(resource, conn);
 		sent = true;
 	}
+	sent = link_settings_send(snapshot, conn, resource, full) || sent;
 	return sent;
 }
 
@@ -229,4 +231,5 @@ void link_snapshot_update(struct link_snapshot *snapshot,
 	if (skipped_changed(snapshot, conn)) {
 		update_skipped(snapshot, conn);
 	}
+	link_settings_update(snapshot, conn);
 }

@@ -3,10 +3,12 @@
  * for the protocol tests: wlroots' headless backend, linkguard with the
  * simulated link, and the protocol server. No rendering, no input.
  *
- *   lg-protocol-host --sim SCENARIO [--allow-retry] [--settle-ms MS]
- *       [--sandboxed CMD] [--description TEXT]
+ *   lg-protocol-host --sim SCENARIO [--allow-retry] [--allow-reload]
+ *       [--settle-ms MS] [--sandboxed CMD] [--description TEXT]
  *
  * --allow-retry   every client but sandboxed ones may retry
+ * --allow-reload  every client but sandboxed ones may reload the
+ *                 configuration (else none may: the denied path)
  * --sandboxed CMD runs CMD as a client connected through WAYLAND_SOCKET and
  *                 treats it as sandboxed: it neither sees the global nor
  *                 may retry (what a compositor does for security-context
@@ -43,7 +45,7 @@ struct host {
 	struct lg_manager *manager;
 	struct lg_sim *sim;
 	struct lg_link_protocol *protocol;
-	bool allow_retry;
+	bool allow_retry, allow_reload;
 	const char *description; // NULL: the sim's
 	struct wl_client *sandboxed; // NULL once gone
 	struct wl_listener sandboxed_destroy;
@@ -57,6 +59,11 @@ static bool client_is_sandboxed(const struct host *host,
 
 static bool filter_can_see(const struct wl_client *client, void *data) {
 	return !client_is_sandboxed(data, client);
+}
+
+static bool filter_may_reload(const struct wl_client *client, void *data) {
+	struct host *host = data;
+	return host->allow_reload && !client_is_sandboxed(host, client);
 }
 
 static bool filter_may_retry(const struct wl_client *client, void *data) {
@@ -135,6 +142,7 @@ int main(int argc, char *argv[]) {
 	static const struct option options[] = {
 		{ "sim", required_argument, NULL, 'S' },
 		{ "allow-retry", no_argument, NULL, 'r' },
+		{ "allow-reload", no_argument, NULL, 'l' },
 		{ "settle-ms", required_argument, NULL, 'm' },
 		{ "sandboxed", required_argument, NULL, 'x' },
 		{ "description", required_argument, NULL, 'd' },
@@ -153,6 +161,9 @@ int main(int argc, char *argv[]) {
 		case 'r':
 			host.allow_retry = true;
 			break;
+		case 'l':
+			host.allow_reload = true;
+			break;
 		case 'm':
 			lg_options.settle_ms = (uint32_t)atoi(optarg);
 			break;
@@ -167,7 +178,7 @@ int main(int argc, char *argv[]) {
 		}
 	}
 	if (scenario == NULL) {
-		fprintf(stderr, "usage: %s --sim SCENARIO [--allow-retry] "
+		fprintf(stderr, "usage: %s --sim SCENARIO [--allow-retry] [--allow-reload] "
 			"[--settle-ms MS] [--sandboxed CMD] [--description TEXT]\n", argv[0]);
 		return EXIT_FAILURE;
 	}
@@ -192,6 +203,7 @@ int main(int argc, char *argv[]) {
 	const struct lg_link_protocol_filter filter = {
 		.can_see = filter_can_see,
 		.may_retry = filter_may_retry,
+		.may_reload = filter_may_reload,
 		.data = &host,
 	};
 	host.protocol = lg_link_protocol_create(host.manager, &filter);

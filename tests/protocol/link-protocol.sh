@@ -10,7 +10,7 @@
 #   link-protocol.sh TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR NOTIFYD
 #
 # TEST is one of: events, versions, skipped, linkctl-list, linkctl-watch,
-# linkctl-text, retry, misuse, security, waybar, notify-bus, notify. Each
+# linkctl-text, retry, misuse, security, reload, waybar, notify-bus, notify. Each
 # starts its own compositor in a private XDG_RUNTIME_DIR (and
 # XDG_STATE_HOME). NOTIFYD is lg-notifyd, a notification daemon that
 # records what it is asked.
@@ -148,9 +148,11 @@ for v, b in ((1, v1), (2, v2), (3, v3)):
 assert len(v1) >= 5, "too few batches: %r" % v1
 skipped = lambda e: len(e) > 1 and e[1].startswith("skipped_mode")
 incident = lambda e: len(e) > 1 and e[1].startswith("incident")
-assert not any(skipped(e) or incident(e) for b in v1 for e in b), \
-    "version 1 got skipped modes or incidents"
-assert not any(incident(e) for b in v2 for e in b), "version 2 got incidents"
+setting = lambda e: len(e) > 1 and e[1] == "setting"
+assert not any(skipped(e) or incident(e) or setting(e) for b in v1 for e in b), \
+    "version 1 got skipped modes, incidents or settings"
+assert not any(incident(e) or setting(e) for b in v2 for e in b), \
+    "version 2 got incidents or settings"
 # Version 2: the initial batch says nothing is skipped; after the drop 4K60
 # is, since it failed a moment ago.
 assert ["c0", "skipped_modes_reset"] in v2[0], v2[0]
@@ -179,10 +181,19 @@ assert e[1:14] == ["incident", "0", "2", "3840", "2160", "60000", "3840", "2160"
 assert since <= float(e[14]) <= until + 1, "began %s not in [%d, %d]" % (e[14], since, until)
 # Recovery came to rest once the fallback held: after the settle time.
 assert int(e[15]) >= 500, "took %s ms" % e[15]
-assert without(v3, incident) == v2, \
-    "version 3 minus incidents differs from version 2:\n%r\n%r" % (without(v3, incident), v2)
+# Version 3's initial batch carries every setting, all defaults here (the
+# host reads no file); the drop changes none.
+settings = [e for e in v3[0] if setting(e)]
+assert [e[2] for e in settings] == ["policy", "min-refresh", "min-resolution",
+    "flap-count", "flap-window", "recover", "allow-retry"], settings
+assert all(e[0] == "c0" and e[4:] == ["0", "-"] for e in settings), settings
+assert not any(setting(e) for b in v3[1:] for e in b), "settings after the first batch"
+both = lambda e: incident(e) or setting(e)
+assert without(v3, both) == v2, \
+    "version 3 minus incidents and settings differs from version 2:\n%r\n%r" % (without(v3, both), v2)
 print("ok: %d batches for version 1; version 2 the same plus the skipped modes "
-      "(%d batches); version 3 the same plus the incidents (%d batches)" % (len(v1), len(v2), len(v3)))
+      "(%d batches); version 3 the same plus the incidents and settings (%d batches)"
+      % (len(v1), len(v2), len(v3)))
 PY
 		fail "versions differ: v1 $(cat "$dir/v1.txt") v2 $(cat "$dir/v2.txt") v3 $(cat "$dir/v3.txt")"
 	stop_host
@@ -477,6 +488,42 @@ test_security() {
 	stop_host
 }
 
+# linkctl reload against the host: denied unless the host lets clients
+# reload (exit 3, nothing read); allowed, the edited file's settings reach
+# linkctl; a sandboxed client does not even see the global (exit 5).
+test_reload() {
+	config=$XDG_CONFIG_HOME/linkguard/config
+	mkdir -p "$(dirname "$config")"
+	printf '[output DP-1]\nmin-refresh = 120\n' >"$config"
+	start_host steady.scn
+	printf '[output DP-1]\nmin-refresh = 90\n' >"$config"
+	run_status status timeout 5 "$linkctl" reload
+	[ "$status" -eq 3 ] || fail "unprivileged reload: exit $status, want 3"
+	grep -q 'config: reload denied: client not privileged' "$log" ||
+		fail "the denial is not in the log"
+	timeout 5 "$linkctl" >"$dir/denied.txt" || fail "linkctl failed"
+	grep -Fq "min-refresh 120 (file $config:2)" "$dir/denied.txt" ||
+		fail "a denied reload changed the settings: $(cat "$dir/denied.txt")"
+	ok "an unprivileged client's reload is denied (exit 3) and nothing is read"
+	stop_host
+
+	printf '[output DP-1]\nmin-refresh = 120\n' >"$config"
+	: >"$dir/sandboxed.status"
+	start_host steady.scn --allow-reload \
+		--sandboxed "$linkctl reload >$dir/sandboxed.out 2>&1; echo \$? >$dir/sandboxed.status"
+	wait_for_line "$dir/sandboxed.status" . 5
+	[ "$(cat "$dir/sandboxed.status")" = 5 ] ||
+		fail "sandboxed reload: exit $(cat "$dir/sandboxed.status"), want 5: $(cat "$dir/sandboxed.out")"
+	ok "a sandboxed client cannot reach reload (no global: exit 5)"
+	printf '[output DP-1]\nmin-refresh = 90\n' >"$config"
+	run_status status timeout 5 "$linkctl" reload >"$dir/reload.txt"
+	[ "$status" -eq 0 ] || fail "privileged reload: exit $status: $(cat "$dir/reload.txt")"
+	grep -Fq "DP-1: min-refresh 90 (file $config:2)" "$dir/reload.txt" ||
+		fail "linkctl reload does not show the new value: $(cat "$dir/reload.txt")"
+	ok "a privileged client's reload applies the edited file"
+	stop_host
+}
+
 # waybar_lines FILE CLASS_RE: until FILE's last line has "class":CLASS_RE
 # (linkctl watch --waybar writing it).
 waybar_lines() {
@@ -649,6 +696,7 @@ linkctl-text) use_host; test_linkctl_text ;;
 retry) use_host; test_retry ;;
 misuse) use_host; test_misuse ;;
 security) use_host; test_security ;;
+reload) use_host; test_reload ;;
 waybar) use_host; test_waybar ;;
 notify-bus) use_host; test_notify_bus ;;
 notify) use_host; test_notify ;;

@@ -142,6 +142,11 @@ static void on_incident(void *data, struct zlg_link_connector_v1 *proxy,
 		to_rate, ((unsigned long long)sec_hi << 32) | sec_lo, nsec, duration);
 }
 
+static void on_setting(void *data, struct zlg_link_connector_v1 *proxy,
+		const char *key, const char *value, uint32_t source, const char *origin) {
+	EVENT("setting %s %s %u %s", key, value, source, origin[0] != '\0' ? origin : "-");
+}
+
 static const struct zlg_link_connector_v1_listener connector_listener = {
 	.name = on_name,
 	.description = on_description,
@@ -159,6 +164,7 @@ static const struct zlg_link_connector_v1_listener connector_listener = {
 	.skipped_mode = on_skipped,
 	.incidents_reset = on_incidents_reset,
 	.incident = on_incident,
+	.setting = on_setting,
 };
 
 static void on_connector(void *data, struct zlg_link_manager_v1 *manager,
