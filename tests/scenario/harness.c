@@ -47,11 +47,44 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	h->modesets++;
 }
 
+struct harness_config *harness_config(struct harness *h, const char *name) {
+	for (int i = 0; i < h->n_configs; i++) {
+		if (strcmp(h->configs[i].name, name) == 0) {
+			return &h->configs[i];
+		}
+	}
+	return NULL;
+}
+
+static void store_config(struct harness *h, struct wlr_output *output,
+		const struct wlr_output_state *state) {
+	struct harness_config *config = harness_config(h, output->name);
+	if (config == NULL) {
+		if (h->n_configs == HARNESS_MAX_CONFIGS) {
+			return;
+		}
+		config = &h->configs[h->n_configs++];
+		snprintf(config->name, sizeof(config->name), "%s", output->name);
+	}
+	if (state->mode_type == WLR_OUTPUT_STATE_MODE_FIXED) {
+		config->width = state->mode->width;
+		config->height = state->mode->height;
+		config->refresh_mhz = state->mode->refresh;
+	} else {
+		config->width = state->custom_mode.width;
+		config->height = state->custom_mode.height;
+		config->refresh_mhz = state->custom_mode.refresh;
+	}
+}
+
 /* Like sway: a backend's or linkguard's request is applied at once. */
 static void handle_output_request_state(struct wl_listener *listener, void *data) {
 	struct harness_output *ho = wl_container_of(listener, ho, request_state);
 	const struct wlr_output_event_request_state *event = data;
 	ho->h->requests++;
+	if (ho->h->stores_requests && (event->state->committed & WLR_OUTPUT_STATE_MODE)) {
+		store_config(ho->h, ho->output, event->state);
+	}
 	wlr_output_commit_state(ho->output, event->state);
 }
 
@@ -89,7 +122,13 @@ static void handle_new_output(struct wl_listener *listener, void *data) {
 	struct wlr_output_state state;
 	wlr_output_state_init(&state);
 	wlr_output_state_set_enabled(&state, true);
-	if (h->stock_compositor ||
+	const struct harness_config *config = h->stores_requests ?
+		harness_config(h, output->name) : NULL;
+	if (config != NULL) {
+		wlr_output_state_set_custom_mode(&state, config->width,
+			config->height, config->refresh_mhz);
+	}
+	if (h->stock_compositor || config != NULL ||
 			lg_manager_recommend_state(h->manager, output, &state)) {
 		wlr_output_commit_state(output, &state);
 	}
@@ -254,6 +293,7 @@ bool harness_run(struct harness *h, const char *scenario, int linger_ms) {
 }
 
 bool harness_run_file(struct harness *h, const char *path, int linger_ms) {
+	h->scenario_done = false; // a second scenario on the same harness
 	if (!lg_sim_load_scenario(h->sim, path)) {
 		return false;
 	}

@@ -26,6 +26,14 @@ struct harness_connector {
 	struct wl_list link;
 };
 
+/* The mode a compositor stored for an output name (stores_requests). */
+struct harness_config {
+	char name[32];
+	int32_t width, height, refresh_mhz;
+};
+
+#define HARNESS_MAX_CONFIGS 4
+
 /* A commit that set a mode or enabled an output, and what it left. */
 struct harness_commit {
 	struct wlr_output *output;
@@ -44,6 +52,14 @@ struct harness {
 	struct lg_sim *sim;
 	bool scenario_done;
 	bool stock_compositor; // new outputs ignore linkguard's recommendation
+	/*
+	 * Like sway: a request_state's mode becomes the output's configuration
+	 * (sway's handle_request_state stores it), which a new output of that
+	 * name starts at; without one, at linkguard's recommendation.
+	 */
+	bool stores_requests;
+	struct harness_config configs[HARNESS_MAX_CONFIGS];
+	int n_configs;
 	void (*tick)(void *data); // called between dispatches in harness_run
 	void *tick_data;
 
@@ -92,6 +108,8 @@ bool harness_dispatch_until(struct harness *h, bool (*until)(void *data),
 /* Runs the event loop for ms milliseconds. */
 void harness_dispatch_for(struct harness *h, int ms);
 struct harness_connector *harness_connector(struct harness *h, const char *name);
+/* The configuration stored for an output name (stores_requests), or NULL. */
+struct harness_config *harness_config(struct harness *h, const char *name);
 /* width x height at refresh_hz, rounded to the nearest Hz. */
 bool harness_mode_is(const struct lg_mode *mode, int32_t width, int32_t height,
 	int32_t refresh_hz);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <wlr/types/wlr_output.h>
+#include <linkguard/commit.h>
 #include <linkguard/connector.h>
 #include <core/connector.h>
 #include <core/store.h>
@@ -297,6 +298,51 @@ static void test_unplug_during_recovery(void) {
 		check(recovery_idle(hc->conn));
 	}
 	check_int_eq(h.n_failed, 0);
+	check_int_eq(h.outputs_destroyed, 1);
+	harness_finish(&h);
+}
+
+/*
+ * A compositor that stores linkguard's fallback as its own configuration
+ * (sway's handle_request_state does) starts the replugged output at it. The
+ * requested mode still stands: once the link has settled, linkguard asks
+ * for it again, and the compositor stores that too.
+ */
+static void test_replug_at_stored_fallback_steps_back_up(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	options.flap_window_ms = 3000;
+	options.commit = lg_commit_request_state;
+	struct harness h;
+	check(harness_init(&h, &options));
+	h.stores_requests = true;
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"300ms cable DP-1 hbr\n"
+		"1000ms unplug DP-1\n"
+		"1100ms heal DP-1\n", 0));
+	int before_replug = h.modesets;
+	check(harness_run(&h, "0 plug DP-1 4k60\n", 800));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL);
+	if (hc != NULL) {
+		check_int_eq(hc->conn->state, GOOD);
+		check(harness_mode_is(&hc->conn->current, 3840, 2160, 60));
+		check(harness_mode_is(&hc->conn->requested, 3840, 2160, 60));
+		check(recovery_idle(hc->conn));
+	}
+	// The replugged output started at the stored fallback, 4K30, then 4K60.
+	check_int_eq(h.modesets, before_replug + 2);
+	if (h.modesets == before_replug + 2 && h.modesets <= HARNESS_MAX_EVENTS) {
+		check_int_eq((h.commits[before_replug].refresh_mhz + 500) / 1000, 30);
+		check_int_eq((h.commits[before_replug + 1].refresh_mhz + 500) / 1000, 60);
+	}
+	const struct harness_config *config = harness_config(&h, "DP-1");
+	check(config != NULL && config->width == 3840 && config->height == 2160 &&
+		(config->refresh_mhz + 500) / 1000 == 60);
+	check_int_eq(h.n_fallbacks, 1); // 4K60 -> 4K30, before the unplug
+	check_int_eq(h.n_restored, 1);
 	check_int_eq(h.outputs_destroyed, 1);
 	harness_finish(&h);
 }
@@ -655,6 +701,7 @@ int main(void) {
 	run_test(test_flapping_link_steps_down_and_back_up);
 	run_test(test_zero_modes_fails_then_replug_restores);
 	run_test(test_unplug_during_recovery);
+	run_test(test_replug_at_stored_fallback_steps_back_up);
 	run_test(test_two_connectors_fail_at_once);
 	run_test(test_retry_refused_until_replug);
 	run_test(test_recovery_disabled_only_reports);
