@@ -651,6 +651,9 @@ static void handle_timer(struct lg_machine *m, const struct lg_machine_facts *fa
 	case MACHINE_TIMER_QUIET:
 		handle_quiet(m, facts, out);
 		return;
+	case MACHINE_TIMER_STEP_UP:
+		begin_plan(m, MACHINE_PLAN_STEP_UP, facts, out);
+		return;
 	}
 }
 
@@ -673,6 +676,20 @@ static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *fa
 	begin_plan(m, MACHINE_PLAN_RETRY, facts, out);
 }
 
+/*
+ * Off the requested mode at a mode the policy ranks below another of the
+ * kernel's list (the compositor set a fallback of linkguard's that the
+ * link has outgrown): a plan would step up.
+ */
+static bool below_pick(struct lg_machine *m, const struct lg_machine_facts *facts) {
+	if (facts->requested == NULL || facts->current == NULL || at_requested(facts) ||
+			!can_act(m, facts) || !build_order(m, facts) || m->order_len == 0) {
+		return false;
+	}
+	const struct lg_mode *pick = &facts->modes->modes[m->order[0]];
+	return !lg_mode_same_timing(pick, facts->current);
+}
+
 static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
 	// A compositor's modeset trains the link afresh.
@@ -691,6 +708,11 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 	if (at_requested(facts) && m->fallen_back) {
 		m->fallen_back = false;
 		emit(out, LG_ACTION_RESTORED);
+	}
+	if (below_pick(m, facts)) {
+		// A fallback the compositor set, as it stored it (P4): once
+		// the link has settled, a plan from the requested mode.
+		arm(m, out, MACHINE_TIMER_STEP_UP, m->config->settle_ms);
 	}
 }
 

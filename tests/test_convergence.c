@@ -1,9 +1,11 @@
 /*
  * Generated fault programs against the recovery machine, its driver and
  * the sim's link model on a virtual clock: glitch bursts of 0.2 to 50 Hz,
- * cables that drop to any rate and lane count and heal, replugs, monitor
- * swaps, retries, failing commits, VT switches, atomic checks that refuse
- * everything, users choosing modes, all at random gaps. Each program is
+ * cables that drop to any rate and lane count and heal, replugs (into a
+ * compositor that takes linkguard's recommendation, or one that starts the
+ * output at the mode it stored, as sway does), monitor swaps, retries,
+ * failing commits, VT switches, atomic checks that refuse everything, users
+ * choosing modes, all at random gaps. Each program is
  * checked against P1-P5 after every step and once left alone, with the
  * DP-formula oracle of tests/machine/oracle.c.
  *
@@ -27,7 +29,7 @@
 #define CONVERGE_MS (30 * 60 * 1000)
 
 enum verb {
-	GLITCH, CABLE, HEAL, REPLUG, SWAP, RETRY, COMMIT_FAILS, VT_SWITCH,
+	GLITCH, CABLE, HEAL, REPLUG, REPLUG_STORED, SWAP, RETRY, COMMIT_FAILS, VT_SWITCH,
 	REJECT_ON, REJECT_OFF, USER_MODE, N_VERBS,
 };
 
@@ -99,6 +101,9 @@ static void apply(struct world *w, const struct step *step) {
 		if (sink != NULL) {
 			world_plug(w, sink->name);
 		}
+		break;
+	case REPLUG_STORED:
+		world_replug_stored(w);
 		break;
 	case SWAP:
 		world_plug(w, step->sink);
@@ -214,8 +219,8 @@ static void write_scenario(const struct program *p, uint64_t seed) {
 				s->verb == REJECT_ON ? "on" : "off");
 			break;
 		default:
-			fprintf(f, "# %" PRIu64 "ms: verb %d (replug, retry, commit-fails, "
-				"vt-switch or user mode %zu)\n", at, s->verb, s->mode);
+			fprintf(f, "# %" PRIu64 "ms: verb %d (replug, replug at the "
+				"stored mode, retry, commit-fails, vt-switch or user mode %zu)\n", at, s->verb, s->mode);
 			break;
 		}
 	}

@@ -6,7 +6,9 @@
 #
 #   test.sh LINKGUARD_BUILD_DIR PRELOAD LINKCTL SCENARIO TOPLEVEL
 #
-# Skips (77), saying why, only when there is no vendor directory.
+# Skips (77), saying why, only when there is no vendor directory. Leaves
+# the binary's path as the symlink LINKGUARD_BUILD_DIR/contrib-sway/sway,
+# where the real-kernel harness (tests/kernel/sway.sh) runs it.
 set -eu
 
 usage="usage: $0 LINKGUARD_BUILD_DIR PRELOAD LINKCTL SCENARIO TOPLEVEL"
@@ -40,6 +42,8 @@ if [ $status -eq 77 ]; then
 fi
 [ $status -eq 0 ] || { echo "FAIL: building sway $version with linkguard failed"; exit 1; }
 echo "sway $version with linkguard built in $(($(date +%s) - start)) s: $sway"
+mkdir -p "$build/contrib-sway"
+ln -sfn "$sway" "$build/contrib-sway/sway"
 
 export LG_SWAY_BUILTIN="$sway"
 export LD_LIBRARY_PATH="$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"

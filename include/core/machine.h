@@ -120,7 +120,7 @@ struct lg_actions {
 /* In rising priority: a gated plan gives way to a stronger one. */
 enum machine_plan {
 	MACHINE_PLAN_NONE,
-	MACHINE_PLAN_STEP_UP, // quiet again: one step back toward requested
+	MACHINE_PLAN_STEP_UP, // quiet again, or a fallback the compositor set: toward requested
 	MACHINE_PLAN_BACKOFF, // failed: try again
 	MACHINE_PLAN_BAD, // answer link-status BAD
 	MACHINE_PLAN_STEP_DOWN, // flapping: a mode that needs less bandwidth
@@ -142,6 +142,7 @@ enum machine_timer {
 	MACHINE_TIMER_GATE, // a plan waits for the modeset budget or backoff
 	MACHINE_TIMER_BACKOFF, // failed: the next try
 	MACHINE_TIMER_QUIET, // flapping: a quiet period before stepping up
+	MACHINE_TIMER_STEP_UP, // the compositor set a fallback: step up once settled
 };
 
 struct lg_machine {

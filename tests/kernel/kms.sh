@@ -11,10 +11,7 @@
 #   randr_mode          the current mode wlr-randr lists, "WxH@Hz"
 #   failures_begin VARIANT RECOVERS
 #                       the compositor under test runs with 4096x2160@60
-#                       requested; RECOVERS=1: linkguard recovers in it;
-#                       replug_known_issue (when set) says why it is not
-#                       back at the requested mode after the replug, but at
-#                       linkguard's last fallback
+#                       requested; RECOVERS=1: linkguard recovers in it
 #   fail_lowered SCENARIO KHZ [bad|bad-dev]
 #                       the link now carries KHZ (0: anything) and fails
 #   fail_unplugged SCENARIO, fail_replugged SCENARIO
@@ -119,7 +116,7 @@ record() {
 failures_begin() {
 	variant=$1 recovers=$2
 	requested=$(kernel 4)
-	first_failure= last_held=
+	first_failure=
 	echo "== $variant: requested $requested on connector $conn"
 }
 
@@ -200,7 +197,6 @@ expect_recovered() {
 		fail "$variant: wl_output globals went from '$before' to '$after'"
 	[ "$(figure modesets)" = 1 ] ||
 		fail "$variant: $(figure modesets) modesets for one failure, lg_link_fault: $figures"
-	last_held=$now
 	ok "$variant, $1: $now ($how), link-status Good, wl_output $after kept, 1 modeset, on screen $(ms flip_us) ms after the failure"
 }
 
@@ -237,14 +233,6 @@ fail_replugged() {
 	now=$(kernel 4)
 	if [ "$recovers" = 1 ]; then
 		[ "$(kernel 2)" = good ] || fail "$variant: link-status $(kernel 2) after the replug"
-		if [ -n "${replug_known_issue:-}" ]; then
-			[ "$now" != "$requested" ] ||
-				fail "$variant: back at $requested after the replug: the known issue is gone, drop it ($replug_known_issue)"
-			[ "$now" = "$last_held" ] ||
-				fail "$variant: after the replug the CRTC runs $now, neither the requested $requested nor the last fallback $last_held"
-			echo "known issue: $variant, $1: $now, not the requested $requested: $replug_known_issue"
-			return
-		fi
 		[ "$now" = "$requested" ] ||
 			fail "$variant: after the replug the CRTC runs $now; requested $requested"
 		ok "$variant, $1: back at the requested $requested, link-status Good"

@@ -92,6 +92,8 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	w->has_current = true;
 	w->enabled = true;
 	w->committed_in_run = true;
+	w->stored = *mode; // through request_state, as the preload commits
+	w->has_stored = true;
 	train(w, mode);
 	return true;
 }
@@ -120,6 +122,8 @@ static void check_report(struct world *w, const struct lg_action *action) {
 		return;
 	case LG_ACTION_FALLBACK:
 		w->fallbacks++;
+		w->last_fallback = action->mode;
+		w->has_last_fallback = true;
 		if (!w->committed_in_run || !w->has_current ||
 				!lg_mode_equal(&action->mode, &w->current)) {
 			violate(w, "P5 truthful reports", "fallback reported before its commit");
@@ -296,15 +300,20 @@ void world_unplug(struct world *w) {
 	feed(w, LG_MACHINE_OUTPUT_GONE);
 }
 
-/* The compositor commits mode; took: linkguard's recommendation. */
-static void enable(struct world *w, const struct lg_mode *mode, bool took) {
+/*
+ * The compositor commits mode; linkguard's: its recommendation or its last
+ * fallback (src/connector.c keeps the requested mode for those).
+ */
+static void enable(struct world *w, const struct lg_mode *mode, bool linkguards) {
 	if (!w->connected || !w->has_output) {
 		return;
 	}
 	w->current = *mode;
 	w->has_current = true;
 	w->enabled = true;
-	if (!took || !w->has_requested) {
+	w->stored = *mode;
+	w->has_stored = true;
+	if (!linkguards || !w->has_requested) {
 		// The compositor's own choice becomes the requested mode.
 		w->requested = *mode;
 		w->has_requested = true;
@@ -313,8 +322,11 @@ static void enable(struct world *w, const struct lg_mode *mode, bool took) {
 	feed(w, LG_MACHINE_MODE_SET);
 }
 
-/* A compositor that enables a new output at linkguard's recommendation. */
-void world_plug(struct world *w, const char *name) {
+/*
+ * A new output: enabled at the stored mode when asked and listed,
+ * else at linkguard's recommendation.
+ */
+static void plug(struct world *w, const char *name, bool at_stored) {
 	const struct sim_sink *sink = sim_sink_find(name);
 	const struct sim_sink *before = w->link.sink;
 	if (w->connected) {
@@ -333,11 +345,28 @@ void world_plug(struct world *w, const char *name) {
 	w->has_output = true;
 	sim_link_probe(&w->link, &w->modes);
 	feed(w, LG_MACHINE_OUTPUT_NEW);
+	if (at_stored && w->has_stored && lg_mode_list_find(&w->modes, &w->stored) >= 0) {
+		struct lg_mode stored = w->stored;
+		enable(w, &stored, w->has_last_fallback &&
+			lg_mode_same_timing(&stored, &w->last_fallback));
+		return;
+	}
 	// The recommendation, as lg_manager_recommend_state() asks for it.
 	w->has_recommend = false;
 	feed(w, LG_MACHINE_RECOMMEND);
 	if (w->has_recommend) {
 		enable(w, &w->recommend, true);
+	}
+}
+
+/* A compositor that enables a new output at linkguard's recommendation. */
+void world_plug(struct world *w, const char *name) {
+	plug(w, name, false);
+}
+
+void world_replug_stored(struct world *w) {
+	if (w->link.sink != NULL) {
+		plug(w, w->link.sink->name, true);
 	}
 }
 

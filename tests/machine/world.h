@@ -29,6 +29,10 @@ struct world {
 	struct lg_mode requested, current;
 	struct lg_mode_list modes; // the list at the last probe
 	struct lg_mode_list known_bad;
+	// what the compositor stored as its configuration: its own modes and
+	// linkguard's (sway's handle_request_state stores those too)
+	bool has_stored, has_last_fallback;
+	struct lg_mode stored, last_fallback;
 	bool fail_next_commit; // fault: the next commit fails after its test
 	bool has_recommend;
 	struct lg_mode recommend;
@@ -61,6 +65,12 @@ void world_set_cable(struct world *w, const struct lg_link_params *cable);
 void world_reject_all(struct world *w, bool on);
 void world_unplug(struct world *w);
 void world_plug(struct world *w, const char *sink); // a sink appears; the compositor enables it
+/*
+ * The same monitor again, into a compositor that starts the output at the
+ * mode it stored when the kernel lists it, else at linkguard's
+ * recommendation (sway).
+ */
+void world_replug_stored(struct world *w);
 /* The session. */
 void world_session(struct world *w, bool active);
 /* The session leaves, the link glitches meanwhile, the session is back. */
