@@ -7,26 +7,13 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include <linkguard/policy.h>
+#include "policy_test.h"
 #include "test.h"
-
-#define MODE(w, h, r, c) { .width = w, .height = h, .refresh_mhz = r, .clock_khz = c }
-
-static struct lg_mode_list list_of(const struct lg_mode *modes, size_t n) {
-	struct lg_mode_list list;
-	lg_mode_list_init(&list);
-	for (size_t i = 0; i < n; i++) {
-		lg_mode_list_append(&list, &modes[i]);
-	}
-	return list;
-}
 
 static const struct lg_mode *first(enum lg_policy policy,
 		const struct lg_policy_floors *floors, const struct lg_mode *requested,
 		const struct lg_mode_list *list) {
-	size_t order[64];
-	size_t n = lg_policy_rank(policy, floors, requested, list, NULL, order);
-	return n > 0 ? &list->modes[order[0]] : NULL;
+	return rank_first(policy, floors, requested, list, NULL);
 }
 
 /* The sim's 1440p144 monitor (backend/sim/sink.c) after its link fell to HBR x4. */

@@ -1,7 +1,5 @@
-#include <linkguard/policy.h>
+#include "policy_test.h"
 #include "test.h"
-
-#define MODE(w, h, r, c) { .width = w, .height = h, .refresh_mhz = r, .clock_khz = c }
 
 static const struct lg_mode uhd60 = MODE(3840, 2160, 60000, 533250);
 static const struct lg_mode uhd30 = MODE(3840, 2160, 30000, 297000);
@@ -11,21 +9,10 @@ static const struct lg_mode hd60 = MODE(1280, 720, 60000, 74250);
 static const struct lg_mode xga60 = MODE(1024, 768, 60004, 65000);
 static const struct lg_mode vga60 = MODE(640, 480, 59940, 25175);
 
-static struct lg_mode_list list_of(const struct lg_mode *modes, size_t n) {
-	struct lg_mode_list list;
-	lg_mode_list_init(&list);
-	for (size_t i = 0; i < n; i++) {
-		lg_mode_list_append(&list, &modes[i]);
-	}
-	return list;
-}
-
 static const struct lg_mode *first(enum lg_policy policy,
 		const struct lg_mode *requested, const struct lg_mode_list *list,
 		const struct lg_mode_list *known_bad) {
-	size_t order[64];
-	size_t n = lg_policy_rank(policy, NULL, requested, list, known_bad, order);
-	return n > 0 ? &list->modes[order[0]] : NULL;
+	return rank_first(policy, NULL, requested, list, known_bad);
 }
 
 /* A 4K60 monitor after the kernel fell back to HBR x4: 4K60 is pruned. */
