@@ -11,7 +11,8 @@
 #   LINKGUARD_KERNEL_USERLAND        the other root as this root sees it
 #                                    (default: scripts/in-root's forky root,
 #                                    /var/cache/linkguard/roots/forky, which
-#                                    must be bound into this one)
+#                                    LINKGUARD_BIND_FORKY=1 binds into this
+#                                    one; scripts/test does)
 #   LINKGUARD_KERNEL_USERLAND_BUILD  the build directory made in it, with
 #                                    the checkout at the same path there
 #
@@ -33,7 +34,7 @@ skip() {
 }
 
 [ -x "$userland/bin/sh" ] ||
-	skip "no build root at $userland in this root (set LINKGUARD_KERNEL_USERLAND; scripts/in-root binds only the checkout)"
+	skip "no build root at $userland in this root (LINKGUARD_BIND_FORKY=1 makes scripts/in-root bind it; or set LINKGUARD_KERNEL_USERLAND)"
 [ -n "$build" ] ||
 	skip "LINKGUARD_KERNEL_USERLAND_BUILD names no build directory made in $userland"
 [ -d "$userland$checkout" ] ||
