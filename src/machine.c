@@ -51,8 +51,10 @@ static bool at_requested(const struct lg_machine_facts *facts) {
 		lg_mode_same_timing(facts->current, facts->requested);
 }
 
+/* Symbol errors above the threshold degrade even the requested mode. */
 static enum lg_link_state running_state(const struct lg_machine_facts *facts) {
-	return at_requested(facts) ? LG_LINK_GOOD : LG_LINK_DEGRADED;
+	return at_requested(facts) && !facts->link_errors ?
+		LG_LINK_GOOD : LG_LINK_DEGRADED;
 }
 
 static void set_state(struct lg_machine *m, struct lg_actions *out,
@@ -187,10 +189,20 @@ static const struct lg_mode *reference_mode(const struct lg_machine_facts *facts
 }
 
 /*
+ * The sink lost lock, or counted symbol errors, at a mode with this pixel
+ * clock: modes that need as much stay behind the others until the sink
+ * leaves, a client retries or the compositor sets a mode itself.
+ */
+static bool above_sink_ceiling(const struct lg_machine *m, const struct lg_mode *mode) {
+	return m->sink_ceiling_khz != 0 && mode->clock_khz >= m->sink_ceiling_khz;
+}
+
+/*
  * The candidates, best first: the policy's ranking of the kernel's list,
- * from the requested mode (P4), in three tiers: modes under the flapping
- * ceiling, then the others, then modes this monitor did not hold. The later
- * tiers are there for P1: better a mode that may fail than a dark output.
+ * from the requested mode (P4), in tiers: modes under the flapping
+ * ceiling, then the others, then modes this monitor did not hold, then
+ * modes at or above the sink's ceiling. The later tiers are there for P1:
+ * better a mode that may fail than a dark output.
  */
 static bool build_order(struct lg_machine *m, const struct lg_machine_facts *facts) {
 	const struct lg_mode_list *modes = facts->modes;
@@ -215,11 +227,12 @@ static bool build_order(struct lg_machine *m, const struct lg_machine_facts *fac
 	size_t n = lg_policy_rank(m->config->policy, &m->config->floors,
 		reference, modes, NULL, ranked);
 	uint32_t ceiling = m->ceilings > 0 ? m->ceiling_khz[m->ceilings - 1] : UINT32_MAX;
-	for (int tier = 0; tier < 3; tier++) {
+	for (int tier = 0; tier < 4; tier++) {
 		for (size_t i = 0; i < n; i++) {
 			const struct lg_mode *mode = &modes->modes[ranked[i]];
 			bool bad = listed(facts->known_bad, mode);
-			int mode_tier = bad ? 2 : mode->clock_khz < ceiling ? 0 : 1;
+			int mode_tier = above_sink_ceiling(m, mode) ? 3 : bad ? 2 :
+				mode->clock_khz < ceiling ? 0 : 1;
 			if (mode_tier == tier) {
 				m->order[m->order_len++] = ranked[i];
 			}
@@ -242,10 +255,15 @@ static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
 		emit(out, LG_ACTION_DISABLE);
 	}
 	m->fallen_back = true;
-	m->backoff_ms = grow_backoff(m);
 	set_state(m, out, LG_LINK_FAILED);
 	struct lg_action *action = emit(out, LG_ACTION_FAILED);
 	action->failure = failure;
+	if (failure == LG_FAILURE_NONE_LOWER) {
+		// The sink holds neither the mode it ran nor a smaller one: more
+		// modesets would only loop. A replug, retry or mode set starts over.
+		return;
+	}
+	m->backoff_ms = grow_backoff(m);
 	action->ms = m->backoff_ms;
 	// P1: giving up is a backoff that keeps trying.
 	arm(m, out, MACHINE_TIMER_BACKOFF, m->backoff_ms);
@@ -288,6 +306,22 @@ static void commit(struct lg_machine *m, const struct lg_machine_facts *facts,
 	emit_mode(out, LG_ACTION_COMMIT, mode, why);
 }
 
+/* After a flap, the link must stay quiet this long before a step up. */
+static uint32_t quiet_ms(const struct lg_machine *m) {
+	uint32_t window = m->config->flap_window_ms;
+	return m->backoff_ms > window ? m->backoff_ms : window;
+}
+
+/*
+ * The sink lost lock at the mode that ran, or counted errors there: only
+ * modes that need less bandwidth (known-bad ones too, last), as the kernel
+ * trains them at a lower rate.
+ */
+static bool steps_down_only(const struct lg_machine *m) {
+	return (m->plan == MACHINE_PLAN_UNLOCKED || m->plan == MACHINE_PLAN_ERRORS) &&
+		m->plan_has_from;
+}
+
 static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
 	while (m->order_next < m->order_len && m->tests < m->config->max_tests) {
@@ -295,6 +329,9 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		if (m->plan_same_tested && m->plan_has_from &&
 				lg_mode_equal(mode, &m->plan_from)) {
 			continue; // its test failed already
+		}
+		if (steps_down_only(m) && mode->clock_khz >= m->plan_from.clock_khz) {
+			continue; // the sink did not hold the mode that ran
 		}
 		m->tests++;
 		m->plan_mode = *mode;
@@ -307,7 +344,18 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		// backoff turns the output on once the kernel takes one (P1).
 		emit(out, LG_ACTION_RECOMMEND);
 	}
+	if (m->plan == MACHINE_PLAN_ERRORS) {
+		// Nothing that needs less bandwidth passes: the running mode
+		// stays, the errors stay reported, no modeset.
+		end_plan(m);
+		if (m->ceilings > 0) {
+			// The plan cancelled the quiet period: it starts again.
+			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m));
+		}
+		return;
+	}
 	fail(m, facts, out, facts->modes->len == 0 ? LG_FAILURE_NO_MODES :
+		m->plan == MACHINE_PLAN_UNLOCKED ? LG_FAILURE_NONE_LOWER :
 		LG_FAILURE_ALL_REJECTED);
 }
 
@@ -350,6 +398,17 @@ static void begin_step_down(struct lg_machine *m, const struct lg_machine_facts 
 	}
 }
 
+/*
+ * The sink lost lock again at the mode retrained for it, within the flap
+ * window: retraining does not hold it.
+ */
+static bool unlocked_again(const struct lg_machine *m,
+		const struct lg_machine_facts *facts) {
+	return m->unlock_retrained && facts->current != NULL &&
+		lg_mode_same_timing(facts->current, &m->unlock_mode) &&
+		facts->now_ms - m->unlock_ms <= m->config->flap_window_ms;
+}
+
 static bool can_act(const struct lg_machine *m, const struct lg_machine_facts *facts) {
 	return m->config->recover && facts->connected && facts->has_output &&
 		!m->session_away;
@@ -369,6 +428,9 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		cancel_timer(m, out);
 	}
 	m->plan = plan;
+	if (plan != MACHINE_PLAN_UNLOCKED) {
+		m->unlock_step_down = false; // this plan's modeset answers it
+	}
 	m->plan_has_from = facts->current != NULL;
 	if (facts->current != NULL) {
 		m->plan_from = *facts->current;
@@ -388,6 +450,19 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		// same mode first, without a probe (the kernel may still fit it at
 		// a lower bpp). On a fallback the list may have grown (P4).
 		if (at_requested(facts) && !listed(facts->known_bad, facts->current)) {
+			m->await = MACHINE_AWAIT_SAME_TEST;
+			emit_mode(out, LG_ACTION_TEST, facts->current, "same mode");
+			return;
+		}
+		m->unlock_step_down = false;
+		probe(m, out);
+		return;
+	case MACHINE_PLAN_UNLOCKED:
+		if (!m->unlock_step_down) {
+			// A modeset retrains the link the driver lost.
+			m->unlock_retrained = true;
+			m->unlock_mode = *facts->current;
+			m->unlock_ms = facts->now_ms;
 			m->await = MACHINE_AWAIT_SAME_TEST;
 			emit_mode(out, LG_ACTION_TEST, facts->current, "same mode");
 			return;
@@ -434,16 +509,32 @@ static void handle_link_bad(struct lg_machine *m, const struct lg_machine_facts 
 	begin_plan(m, MACHINE_PLAN_BAD, facts, out);
 }
 
+static const char *step_why(enum machine_plan plan) {
+	switch (plan) {
+	case MACHINE_PLAN_STEP_DOWN:
+		return "flapping: a mode that needs less bandwidth";
+	case MACHINE_PLAN_UNLOCKED:
+		return "the sink lost lock: a mode that needs less bandwidth";
+	case MACHINE_PLAN_ERRORS:
+		return "symbol errors: a mode that needs less bandwidth";
+	default:
+		return "candidate passed its test";
+	}
+}
+
 static void handle_tested(struct lg_machine *m, const struct lg_machine_event *event,
 		const struct lg_machine_facts *facts, struct lg_actions *out) {
 	if (m->await == MACHINE_AWAIT_SAME_TEST) {
 		if (!event->ok) {
 			m->plan_same_tested = true;
-			m->requested_rejected = true; // the same mode is the requested one
+			m->requested_rejected = facts->requested != NULL &&
+				lg_mode_same_timing(facts->current, facts->requested);
 			probe(m, out);
 			return;
 		}
-		if (flap_record(m, facts->now_ms)) {
+		// An unlock is no BAD: a second one at this mode steps down
+		// (handle_sink_unlocked), with the mode remembered as not held.
+		if (m->plan != MACHINE_PLAN_UNLOCKED && flap_record(m, facts->now_ms)) {
 			enter_flapping(m, out);
 			begin_step_down(m, facts);
 			probe(m, out);
@@ -479,8 +570,7 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 		arm(m, out, MACHINE_TIMER_QUIET, 1);
 		return;
 	}
-	commit(m, facts, out, &mode, m->plan == MACHINE_PLAN_STEP_DOWN ?
-		"flapping: a mode that needs less bandwidth" : "candidate passed its test");
+	commit(m, facts, out, &mode, step_why(m->plan));
 }
 
 static void handle_probed(struct lg_machine *m, const struct lg_machine_event *event,
@@ -523,8 +613,15 @@ static void handle_probed(struct lg_machine *m, const struct lg_machine_event *e
 /* Why the requested mode is not the one committed. */
 static enum lg_fallback_reason fallback_reason(const struct lg_machine *m,
 		const struct lg_machine_facts *facts) {
-	if (m->plan == MACHINE_PLAN_STEP_DOWN) {
+	switch (m->plan) {
+	case MACHINE_PLAN_STEP_DOWN:
 		return LG_FALLBACK_FLAPPING;
+	case MACHINE_PLAN_UNLOCKED:
+		return LG_FALLBACK_SINK_UNLOCKED;
+	case MACHINE_PLAN_ERRORS:
+		return LG_FALLBACK_LINK_ERRORS;
+	default:
+		break;
 	}
 	if (!listed_timing(facts->modes, facts->requested)) {
 		return LG_FALLBACK_MODE_PRUNED;
@@ -564,8 +661,10 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		m->stepped_up = true;
 	}
 	if (m->plan == MACHINE_PLAN_RETRY) {
-		// An explicit request overrides the flapping backoff.
+		// An explicit request overrides the flapping backoff and what
+		// the sink did not hold.
 		calm_down(m);
+		m->sink_ceiling_khz = 0;
 		emit(out, LG_ACTION_RETRY_RESULT)->retry = LG_RETRY_COMMITTED;
 		set_state(m, out, LG_LINK_RETRAINING);
 	} else if (m->state != LG_LINK_FLAPPING) {
@@ -586,14 +685,12 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 				"the link could not carry it");
 		}
 	}
+	if (steps_down_only(m) && !lg_mode_same_timing(&mode, &m->plan_from) &&
+			!above_sink_ceiling(m, &m->plan_from)) {
+		m->sink_ceiling_khz = m->plan_from.clock_khz;
+	}
 	end_plan(m);
 	arm(m, out, MACHINE_TIMER_SETTLE, m->config->settle_ms);
-}
-
-/* After a flap, the link must stay quiet this long before a step up. */
-static uint32_t quiet_ms(const struct lg_machine *m) {
-	uint32_t window = m->config->flap_window_ms;
-	return m->backoff_ms > window ? m->backoff_ms : window;
 }
 
 static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -601,7 +698,11 @@ static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *
 	if (m->state == LG_LINK_RETRAINING) {
 		set_state(m, out, running_state(facts));
 	}
-	if (at_requested(facts)) {
+	// A mode retrained for a sink that lost lock has not shown it holds:
+	// the sink tells later than the settle time.
+	bool doubted = m->unlock_retrained && facts->requested != NULL &&
+		lg_mode_same_timing(facts->requested, &m->unlock_mode);
+	if (at_requested(facts) && !doubted) {
 		emit_mode(out, LG_ACTION_KNOWN_BAD_HELD, facts->requested, "held");
 		if (m->fallen_back && m->state == LG_LINK_GOOD) {
 			m->fallen_back = false;
@@ -663,6 +764,8 @@ static void drop_incident(struct lg_machine *m, struct lg_actions *out) {
 	cancel_timer(m, out);
 	m->gated_plan = MACHINE_PLAN_NONE;
 	m->bad_pending = false;
+	m->unlock_retrained = false;
+	m->unlock_step_down = false;
 }
 
 static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -695,6 +798,9 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 	// A compositor's modeset trains the link afresh.
 	end_plan(m);
 	m->bad_pending = false;
+	m->unlock_retrained = false;
+	m->unlock_step_down = false;
+	m->sink_ceiling_khz = 0;
 	if (m->state == LG_LINK_FLAPPING && m->timer == MACHINE_TIMER_QUIET) {
 		return;
 	}
@@ -713,6 +819,56 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 		// A fallback the compositor set, as it stored it (P4): once
 		// the link has settled, a plan from the requested mode.
 		arm(m, out, MACHINE_TIMER_STEP_UP, m->config->settle_ms);
+	}
+}
+
+/*
+ * The sink reports its lanes unlocked or not aligned with link-status GOOD:
+ * the driver lost the link without telling (amdgpu, nouveau and msm retrain
+ * inside the driver; i915 once it set retrain_disabled). The same mode
+ * first, as for BAD: a modeset retrains the link. Dark again at that mode
+ * within the flap window: modes that need less bandwidth, which the kernel
+ * trains at a lower rate; nothing is pruned, the sink's list is the one
+ * to choose from. The budget and the flap count bound it as any BAD.
+ */
+static void handle_sink_unlocked(struct lg_machine *m,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	if (!facts->connected || !facts->has_output || !facts->enabled ||
+			facts->current == NULL || !m->config->recover || m->session_away) {
+		return;
+	}
+	// A recovery under way retrains the link with its modeset; a failed
+	// one tries again at its backoff, not at every read of the sink.
+	if (m->await != MACHINE_AWAIT_NONE || m->state == LG_LINK_BAD ||
+			m->state == LG_LINK_FAILED) {
+		return;
+	}
+	if (m->state != LG_LINK_FLAPPING) {
+		set_state(m, out, LG_LINK_BAD);
+	}
+	// Judged now, kept until the plan begins: it may wait at the gate
+	// longer than the window, while the sink keeps reporting.
+	m->unlock_step_down = m->unlock_step_down || unlocked_again(m, facts);
+	begin_plan(m, MACHINE_PLAN_UNLOCKED, facts, out);
+}
+
+/*
+ * The sink's symbol error verdict (facts.link_errors): above the threshold
+ * the link is degraded even at the requested mode, before the picture
+ * fails. With link_errors_step_down each verdict above it steps down once,
+ * to a mode that needs less bandwidth, within the budget.
+ */
+static void handle_link_health(struct lg_machine *m,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	bool settled = m->plan == MACHINE_PLAN_NONE && m->timer != MACHINE_TIMER_SETTLE &&
+		m->timer != MACHINE_TIMER_GATE &&
+		(m->state == LG_LINK_GOOD || m->state == LG_LINK_DEGRADED);
+	if (!settled || !facts->enabled || facts->current == NULL) {
+		return;
+	}
+	set_state(m, out, running_state(facts));
+	if (facts->link_errors && m->config->link_errors_step_down) {
+		begin_plan(m, MACHINE_PLAN_ERRORS, facts, out);
 	}
 }
 
@@ -742,6 +898,7 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 	case LG_MACHINE_SINK_SWAP:
 		drop_incident(m, out);
 		calm_down(m);
+		m->sink_ceiling_khz = 0;
 		if (event->type == LG_MACHINE_SINK_SWAP) {
 			m->fallen_back = false;
 		}
@@ -797,6 +954,12 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 		return;
 	case LG_MACHINE_MODE_SET:
 		handle_mode_set(m, facts, out);
+		return;
+	case LG_MACHINE_SINK_UNLOCKED:
+		handle_sink_unlocked(m, facts, out);
+		return;
+	case LG_MACHINE_LINK_HEALTH:
+		handle_link_health(m, facts, out);
 		return;
 	}
 }

@@ -35,6 +35,10 @@ const char *lg_fallback_reason_name(enum lg_fallback_reason reason) {
 		return "known-bad";
 	case LG_FALLBACK_FLAPPING:
 		return "flapping";
+	case LG_FALLBACK_SINK_UNLOCKED:
+		return "sink-unlocked";
+	case LG_FALLBACK_LINK_ERRORS:
+		return "link-errors";
 	}
 	return "unknown";
 }
@@ -96,6 +100,9 @@ const char *lg_failure_name(enum lg_failure failure) {
 		return "no listed mode passed its test and commit";
 	case LG_FAILURE_PROBE:
 		return "the forced probe failed";
+	case LG_FAILURE_NONE_LOWER:
+		return "the sink lost lock and no mode that needs less bandwidth "
+			"passed its test and commit";
 	}
 	return "unknown";
 }
@@ -118,6 +125,8 @@ const char *lg_machine_event_name(enum lg_machine_event_type type) {
 		[LG_MACHINE_OUTPUT_GONE] = "output-gone",
 		[LG_MACHINE_OUTPUT_DISABLED] = "output-disabled",
 		[LG_MACHINE_MODE_SET] = "mode-set",
+		[LG_MACHINE_SINK_UNLOCKED] = "sink-unlocked",
+		[LG_MACHINE_LINK_HEALTH] = "link-health",
 	};
 	return (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown";
 }

@@ -204,8 +204,13 @@ static void recovery_act(void *data, const struct lg_action *action) {
 		return;
 	case LG_ACTION_FAILED:
 		incident_report(conn, action);
-		lg_conn_log(conn, LG_ERROR, "recovery failed: %s; trying again in %u ms",
-			lg_failure_name(action->failure), action->ms);
+		if (action->ms == 0) {
+			lg_conn_log(conn, LG_ERROR, "recovery failed: %s; waiting for a "
+				"replug, a retry or a mode set", lg_failure_name(action->failure));
+		} else {
+			lg_conn_log(conn, LG_ERROR, "recovery failed: %s; trying again in "
+				"%u ms", lg_failure_name(action->failure), action->ms);
+		}
 		wl_signal_emit_mutable(&conn->manager->events.failed, conn);
 		return;
 	case LG_ACTION_FLAPPING:

@@ -5,7 +5,9 @@
  * compositor that takes linkguard's recommendation, or one that starts the
  * output at the mode it stored, as sway does), monitor swaps, retries,
  * failing commits, VT switches, atomic checks that refuse everything, users
- * choosing modes, all at random gaps. Each program is
+ * choosing modes, sinks that lose lock with link-status GOOD (once, or
+ * above a rate), cables that count symbol errors, with and without the
+ * step down for errors, all at random gaps. Each program is
  * checked against P1-P5 after every step and once left alone, with the
  * DP-formula oracle of tests/machine/oracle.c.
  *
@@ -30,7 +32,7 @@
 
 enum verb {
 	GLITCH, CABLE, HEAL, REPLUG, REPLUG_STORED, SWAP, RETRY, COMMIT_FAILS, VT_SWITCH,
-	REJECT_ON, REJECT_OFF, USER_MODE, N_VERBS,
+	REJECT_ON, REJECT_OFF, USER_MODE, DARK, ERRORS, N_VERBS,
 };
 
 struct step {
@@ -39,11 +41,13 @@ struct step {
 	struct lg_link_params cable;
 	const char *sink;
 	size_t mode; // USER_MODE: index into the sink's modes
+	uint32_t errors; // ERRORS: per lane and minute
 };
 
 struct program {
 	struct step steps[MAX_STEPS];
 	size_t len;
+	bool errors_step_down;
 };
 
 static const char *const sinks[] = { "4k60", "1440p144", "1080p60-rbr", "uhbr-8k" };
@@ -61,6 +65,7 @@ static uint64_t random_gap(void) {
 
 static void generate(struct program *p) {
 	p->len = 0;
+	p->errors_step_down = below(2);
 	size_t target = 4 + below(20);
 	while (p->len < target) {
 		struct step step = { .gap_ms = random_gap(), .verb = below(N_VERBS) };
@@ -80,6 +85,12 @@ static void generate(struct program *p) {
 		};
 		step.sink = sinks[below(sizeof(sinks) / sizeof(sinks[0]))];
 		step.mode = below(8);
+		// DARK: below(2) of them lose lock once (rate 0), the others
+		// above a rate; ERRORS: none, or 10 to 10^5 a minute.
+		if (step.verb == DARK && below(2) == 0) {
+			step.cable.rate_mbps = 0;
+		}
+		step.errors = below(3) == 0 ? 0 : (uint32_t)(10 * (1 + below(10000)));
 		p->steps[p->len++] = step;
 	}
 }
@@ -95,7 +106,7 @@ static void apply(struct world *w, const struct step *step) {
 		world_set_cable(w, &step->cable);
 		break;
 	case HEAL:
-		world_set_cable(w, &(struct lg_link_params){ 0 });
+		world_heal(w);
 		break;
 	case REPLUG:
 		if (sink != NULL) {
@@ -126,6 +137,12 @@ static void apply(struct world *w, const struct step *step) {
 			world_mode_set(w, &sink->modes[step->mode % sink->n_modes]);
 		}
 		break;
+	case DARK:
+		world_lose_lock(w, step->cable.rate_mbps);
+		break;
+	case ERRORS:
+		world_set_errors(w, step->errors);
+		break;
 	case N_VERBS:
 		break;
 	}
@@ -136,6 +153,7 @@ static void apply(struct world *w, const struct step *step) {
 static const char *run(const struct program *p, uint32_t *worst, bool trace) {
 	struct world w;
 	world_init(&w, "4k60");
+	w.config.link_errors_step_down = p->errors_step_down;
 	w.trace = trace;
 	for (size_t i = 0; i < p->len && w.violation == NULL; i++) {
 		apply(&w, &p->steps[i]);
@@ -189,8 +207,9 @@ static void write_scenario(const struct program *p, uint64_t seed) {
 	static const char *const rate_names[] = {
 		"rbr", "hbr", "hbr2", "hbr3", "uhbr10", "uhbr13.5", "uhbr20",
 	};
-	fprintf(f, "# shrunk from test_convergence, seed %" PRIu64 "\n0 plug DP-1 4k60\n",
-		seed);
+	fprintf(f, "# shrunk from test_convergence, seed %" PRIu64 "%s\n"
+		"0 plug DP-1 4k60\n", seed, p->errors_step_down ?
+		" (with the step down for errors)" : "");
 	uint64_t at = 0;
 	for (size_t i = 0; i < p->len; i++) {
 		const struct step *s = &p->steps[i];
@@ -217,6 +236,14 @@ static void write_scenario(const struct program *p, uint64_t seed) {
 		case REJECT_OFF:
 			fprintf(f, "%" PRIu64 "ms reject DP-1 %s\n", at,
 				s->verb == REJECT_ON ? "on" : "off");
+			break;
+		case DARK:
+			fprintf(f, "%" PRIu64 "ms dark DP-1%s%s\n", at,
+				s->cable.rate_mbps != 0 ? " " : "",
+				s->cable.rate_mbps != 0 ? rate : "");
+			break;
+		case ERRORS:
+			fprintf(f, "%" PRIu64 "ms errors DP-1 %" PRIu32 "\n", at, s->errors);
 			break;
 		default:
 			fprintf(f, "# %" PRIu64 "ms: verb %d (replug, replug at the "

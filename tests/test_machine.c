@@ -15,8 +15,8 @@
 #include "test.h"
 
 /*
- * The longest sequences: 6 (5,229,042 sequences, under a minute); the
- * sanitizer legs, ten times slower, ask for 5 with --depth 5.
+ * The longest sequences: 6 (12,204,240 sequences); the sanitizer legs, ten
+ * times slower, ask for 5 with --depth 5.
  */
 #define MAX_DEPTH 6
 
@@ -26,14 +26,13 @@ static int max_depth = MAX_DEPTH;
 
 static const struct lg_link_params cable_hbr = { .lanes = 4, .rate_mbps = 2700 };
 static const struct lg_link_params cable_hbr2_x2 = { .lanes = 2, .rate_mbps = 5400 };
-static const struct lg_link_params cable_any = { 0 };
 
 /* The alphabet: what the kernel, the user and the compositor can do. */
 enum letter {
 	GLITCH, // link-status BAD without a lowered link
 	CABLE_HBR, // the cable holds HBR x4 at most: 4K60 no longer fits
 	CABLE_X2, // two lanes at HBR2: i915 halves the lanes, the list grows
-	HEAL, // any cable (only a replug raises the kernel's link)
+	HEAL, // any cable, a healthy sink (only a replug raises the kernel's link)
 	TICK, // the next timer or kernel event fires
 	QUIET, // nothing happens for 10 minutes
 	REPLUG, // unplug and plug the same monitor
@@ -43,12 +42,15 @@ enum letter {
 	VT_SWITCH, // the session leaves, the link glitches, the session is back
 	REJECT, // the kernel's atomic check refuses every mode, or again takes them
 	USER_4K60, // the compositor sets 4K60 itself (a user's output command)
+	DARK, // the sink holds lock up to HBR only: link-status GOOD, no uevent
+	ERRORS, // symbol errors above the threshold at the running rate and above
 	N_LETTERS,
 };
 
 static const char *const letter_names[] = {
 	"glitch", "cable-hbr", "cable-hbr2x2", "heal", "tick", "quiet",
-	"replug", "replug-stored", "retry", "commit-fails", "vt-switch", "reject", "user-4k60",
+	"replug", "replug-stored", "retry", "commit-fails", "vt-switch", "reject",
+	"user-4k60", "dark", "errors",
 };
 
 static const struct lg_mode uhd60 = {
@@ -68,7 +70,7 @@ static void apply(struct world *w, enum letter letter) {
 		world_set_cable(w, &cable_hbr2_x2);
 		break;
 	case HEAL:
-		world_set_cable(w, &cable_any);
+		world_heal(w);
 		break;
 	case TICK:
 		world_tick(w);
@@ -97,6 +99,12 @@ static void apply(struct world *w, enum letter letter) {
 		break;
 	case USER_4K60:
 		world_mode_set(w, &uhd60);
+		break;
+	case DARK:
+		world_lose_lock(w, 2700);
+		break;
+	case ERRORS:
+		world_set_errors(w, 100000);
 		break;
 	case N_LETTERS:
 		break;

@@ -29,6 +29,7 @@ void sim_link_plug(struct sim_link *link, const struct sim_sink *sink) {
 	link->retry_pending = false;
 	link->failures = 0;
 	link->retrain_disabled = false;
+	sim_link_heal_sink(link);
 }
 
 void sim_link_unplug(struct sim_link *link) {
@@ -90,6 +91,12 @@ static bool atomic_check(const struct sim_link *link, const struct lg_mode *mode
 		struct lg_link_params *params, uint32_t *bpp) {
 	return link->sink != NULL && !link->reject_all &&
 		sink_has_mode(link->sink, mode) && choose(link, mode, params, bpp);
+}
+
+bool sim_link_choose(const struct sim_link *link, const struct lg_mode *mode,
+		struct lg_link_params *params) {
+	uint32_t bpp;
+	return atomic_check(link, mode, params, &bpp);
 }
 
 bool sim_link_mode_valid(const struct sim_link *link, const struct lg_mode *mode) {
@@ -154,6 +161,7 @@ static enum sim_train_result attempt(struct sim_link *link) {
 	dp_link_format(&link->params, params, sizeof(params));
 	if (cable_holds(link)) {
 		link->trained = true;
+		link->lock_lost = false;
 		link->failures = 0;
 		link->status = LG_LINK_STATUS_GOOD;
 		lg_log(LG_INFO, "sim: %s: link trained at %s, %" PRIu32 " bpp",
@@ -229,4 +237,86 @@ bool sim_link_glitch(struct sim_link *link) {
 	link->status = LG_LINK_STATUS_BAD;
 	lg_log(LG_INFO, "sim: %s: link glitch; link-status BAD", link->name);
 	return true;
+}
+
+void sim_link_lose_lock(struct sim_link *link, uint32_t above_mbps) {
+	char rate[32];
+	if (above_mbps == 0) {
+		link->lock_lost = true;
+		lg_log(LG_INFO, "sim: %s: the sink lost lock; link-status stays GOOD, "
+			"no uevent", link->name);
+		return;
+	}
+	link->lock_max_mbps = above_mbps;
+	dp_link_format(&(struct lg_link_params){ .lanes = 0, .rate_mbps = above_mbps },
+		rate, sizeof(rate));
+	lg_log(LG_INFO, "sim: %s: the sink holds lock up to %s only; link-status "
+		"stays GOOD, no uevent", link->name, rate);
+}
+
+bool sim_link_sink_locked(const struct sim_link *link) {
+	return link->sink != NULL && link->trained && !link->lock_lost &&
+		(link->lock_max_mbps == 0 || link->params.rate_mbps <= link->lock_max_mbps);
+}
+
+void sim_link_set_errors(struct sim_link *link, uint32_t per_min) {
+	link->errors_per_min = per_min;
+	link->errors_min_mbps = link->params.rate_mbps;
+	lg_log(LG_INFO, "sim: %s: the cable makes %" PRIu32 " symbol errors per "
+		"lane and minute at %" PRIu32 " Mbit/s and above", link->name, per_min,
+		link->errors_min_mbps);
+}
+
+uint32_t sim_link_error_rate(const struct sim_link *link) {
+	return link->trained && link->params.rate_mbps >= link->errors_min_mbps ?
+		link->errors_per_min : 0;
+}
+
+void sim_link_heal_sink(struct sim_link *link) {
+	link->lock_max_mbps = 0;
+	link->lock_lost = false;
+	link->errors_per_min = 0;
+	link->errors_min_mbps = 0;
+}
+
+/* LINK_BW_SET: 0.27 Gbit/s units for 8b/10b, the UHBR codes for 128b/132b. */
+static uint8_t bw_code(uint32_t rate_mbps) {
+	switch (rate_mbps) {
+	case 10000:
+		return 0x01;
+	case 13500:
+		return 0x04;
+	case 20000:
+		return 0x02;
+	}
+	return (uint8_t)(rate_mbps / 270);
+}
+
+void sim_link_dpcd(const struct sim_link *link, uint16_t errors,
+		struct dpcd_regs *regs) {
+	*regs = (struct dpcd_regs){0};
+	const struct lg_link_params *params = &link->params;
+	if (link->sink == NULL || params->lanes == 0) {
+		return; // nothing trained: LANE_COUNT_SET 0
+	}
+	bool uhbr = params->rate_mbps >= 10000;
+	regs->link[0] = bw_code(params->rate_mbps);
+	regs->link[DPCD_LANE_COUNT_SET] = (uint8_t)(params->lanes | 0x80);
+	regs->link[DPCD_CHANNEL_CODING_SET] = uhbr ? DPCD_CODING_128B132B :
+		DPCD_CODING_8B10B;
+	regs->status[0] = 0x41; // CP_READY, one sink
+	bool locked = sim_link_sink_locked(link);
+	for (uint32_t lane = 0; lane < params->lanes && lane < 4; lane++) {
+		// Lock lost: clock recovery holds, equalization and symbol lock not.
+		uint8_t nibble = locked ? DPCD_LANE_CR_DONE | DPCD_LANE_CHANNEL_EQ_DONE |
+			DPCD_LANE_SYMBOL_LOCKED : DPCD_LANE_CR_DONE;
+		regs->status[DPCD_LANE0_1_STATUS + lane / 2] |=
+			(uint8_t)(nibble << (4 * (lane % 2)));
+		uint16_t count = DPCD_ERROR_COUNT_VALID | (errors & DPCD_ERROR_COUNT_MASK);
+		regs->errors[2 * lane] = count & 0xff;
+		regs->errors[2 * lane + 1] = count >> 8;
+	}
+	regs->status[DPCD_LANE_ALIGN_STATUS_UPDATED] = locked ?
+		DPCD_INTERLANE_ALIGN_DONE : 0;
+	regs->status[DPCD_SINK_STATUS] = locked ? DPCD_RECEIVE_PORT_0_STATUS : 0;
 }

@@ -35,6 +35,7 @@ struct lg_machine_config {
 	uint32_t flap_count, flap_window_ms; // this many BADs in the window: flapping
 	uint32_t max_tests; // candidates tested per plan
 	uint32_t backoff_min_ms, backoff_max_ms; // failed and flapping retries
+	bool link_errors_step_down; // symbol errors above the threshold: step down
 };
 
 void lg_machine_config_defaults(struct lg_machine_config *config);
@@ -56,6 +57,14 @@ enum lg_machine_event_type {
 	LG_MACHINE_OUTPUT_GONE, // the output was destroyed
 	LG_MACHINE_OUTPUT_DISABLED, // the compositor disabled the output
 	LG_MACHINE_MODE_SET, // the compositor committed a mode of its own
+	/*
+	 * The sink reports lanes unlocked or not aligned for longer than the
+	 * settle time, the output enabled and link-status GOOD: a dark link
+	 * the driver did not report.
+	 */
+	LG_MACHINE_SINK_UNLOCKED,
+	/* The sink's symbol error verdict, facts.link_errors, was reached. */
+	LG_MACHINE_LINK_HEALTH,
 };
 
 struct lg_machine_event {
@@ -72,12 +81,14 @@ struct lg_machine_facts {
 	const struct lg_mode *current; // NULL while the output runs no mode
 	const struct lg_mode_list *modes; // the kernel's list at the last probe
 	const struct lg_mode_list *known_bad; // modes this monitor did not hold
+	bool link_errors; // the sink counts symbol errors above the threshold
 };
 
 enum lg_failure {
 	LG_FAILURE_NO_MODES, // the kernel lists no mode: disabled
 	LG_FAILURE_ALL_REJECTED, // no listed mode passed its test and its commit
 	LG_FAILURE_PROBE, // the forced probe failed
+	LG_FAILURE_NONE_LOWER, // the sink lost lock; no smaller mode passed
 };
 
 enum lg_action_type {
@@ -120,7 +131,11 @@ struct lg_actions {
 /* In rising priority: a gated plan gives way to a stronger one. */
 enum machine_plan {
 	MACHINE_PLAN_NONE,
+	// the sink lost lock: retrain, then step down (any other plan's
+	// modeset retrains the link too)
+	MACHINE_PLAN_UNLOCKED,
 	MACHINE_PLAN_STEP_UP, // quiet again, or a fallback the compositor set: toward requested
+	MACHINE_PLAN_ERRORS, // symbol errors: a mode that needs less bandwidth
 	MACHINE_PLAN_BACKOFF, // failed: try again
 	MACHINE_PLAN_BAD, // answer link-status BAD
 	MACHINE_PLAN_STEP_DOWN, // flapping: a mode that needs less bandwidth
@@ -178,6 +193,14 @@ struct lg_machine {
 	uint32_t ceiling_khz[MACHINE_MAX_CEILINGS];
 	uint32_t ceilings;
 	bool stepped_up; // the last plan stepped up: a flap now doubles the backoff
+
+	// The sink lost lock at unlock_mode, which was retrained at unlock_ms;
+	// lost again there soon after: the unlocked plan steps down
+	bool unlock_retrained, unlock_step_down;
+	// The sink lost lock or counted errors at this pixel clock (0: none)
+	uint32_t sink_ceiling_khz;
+	struct lg_mode unlock_mode;
+	uint64_t unlock_ms;
 };
 
 void lg_machine_init(struct lg_machine *m, const struct lg_machine_config *config);

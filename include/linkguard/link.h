@@ -14,10 +14,12 @@ enum lg_link_status {
  * linkguard's view of one connector's link (linkguard-recovery(7)).
  *
  * GOOD        running the requested mode, link-status GOOD
- * BAD         link-status BAD reported; an answer is planned or waits for
- *             the modeset budget
+ * BAD         link-status BAD reported, or the sink lost lock with
+ *             link-status GOOD; an answer is planned or waits for the
+ *             modeset budget
  * RETRAINING  a mode was committed after BAD; waiting for the link to hold
- * DEGRADED    running a fallback mode, link-status GOOD
+ * DEGRADED    running a fallback mode, or the requested one while the sink
+ *             counts symbol errors above the threshold; link-status GOOD
  * FAILED      no listed mode passed its test and commit: retried after a
  *             growing backoff (the output is off only if no mode is listed)
  * FLAPPING    BAD again and again at a mode that fits: stepped down to a
@@ -39,6 +41,8 @@ enum lg_fallback_reason {
 	LG_FALLBACK_TEST_FAILED, // listed, but the atomic test rejected it
 	LG_FALLBACK_KNOWN_BAD, // the monitor is known not to hold this mode
 	LG_FALLBACK_FLAPPING, // held at the last mode that worked
+	LG_FALLBACK_SINK_UNLOCKED, // the sink lost lock at the mode, link-status GOOD
+	LG_FALLBACK_LINK_ERRORS, // the sink counted symbol errors above the threshold
 };
 
 /** What lg_connector_retry() did. */

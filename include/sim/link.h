@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <linkguard/link.h>
 #include <linkguard/mode.h>
+#include <core/dpcd.h>
 #include <sim/sink.h>
 
 /*
@@ -37,6 +38,15 @@ struct sim_link {
 	bool retrain_disabled; // nothing left to lower: dark and silent
 	bool reject_all; // fault injection: the atomic check refuses every mode
 	struct lg_mode mode; // the mode trained last
+	/*
+	 * The sink's side (its DPCD): a link the kernel trained that the sink
+	 * does not hold, without BAD or uevent (amdgpu, nouveau and msm retrain
+	 * in the driver and tell nobody), and a marginal cable's symbol errors.
+	 */
+	uint32_t lock_max_mbps; // the sink loses lock above this rate; 0: any
+	bool lock_lost; // lost lock once; the next training regains it
+	uint32_t errors_per_min; // symbol errors per lane and minute ...
+	uint32_t errors_min_mbps; // ... at this rate and above
 };
 
 enum sim_train_result {
@@ -62,6 +72,9 @@ size_t sim_link_count_modes(const struct sim_link *link);
  * the sink's timings for which i915 finds a link (i915.h; no DSC).
  */
 bool sim_link_mode_valid(const struct sim_link *link, const struct lg_mode *mode);
+/* The link i915 would train mode at, within max; false if none. */
+bool sim_link_choose(const struct sim_link *link, const struct lg_mode *mode,
+	struct lg_link_params *params);
 /*
  * A modeset (committed with link-status GOOD): i915 chooses params within
  * max (i915.h) and trains them.
@@ -75,5 +88,24 @@ enum sim_train_result sim_link_set_cable(struct sim_link *link,
 	const struct lg_link_params *cable);
 /* A transient loss of the link: BAD without lowering. False if not running. */
 bool sim_link_glitch(struct sim_link *link);
+/*
+ * The sink loses lock, link-status stays GOOD, no uevent: once (above_mbps
+ * 0; the next training regains it) or for good above a rate.
+ */
+void sim_link_lose_lock(struct sim_link *link, uint32_t above_mbps);
+/* Whether the sink holds the link: trained, and lock not lost. */
+bool sim_link_sink_locked(const struct sim_link *link);
+/* The cable makes per_min symbol errors per lane at the running rate and above. */
+void sim_link_set_errors(struct sim_link *link, uint32_t per_min);
+/* Symbol errors per lane and minute on the link as it runs. */
+uint32_t sim_link_error_rate(const struct sim_link *link);
+/* The sink is healthy again: it holds any rate, no errors. */
+void sim_link_heal_sink(struct sim_link *link);
+/*
+ * The DPCD registers the sink shows for the link as it runs, errors[] the
+ * symbol errors each lane counted since the last read.
+ */
+void sim_link_dpcd(const struct sim_link *link, uint16_t errors,
+	struct dpcd_regs *regs);
 
 #endif

@@ -22,6 +22,7 @@ static void world_facts(void *data, struct lg_machine_facts *facts) {
 		.current = w->has_current ? &w->current : NULL,
 		.modes = &w->modes,
 		.known_bad = &w->known_bad,
+		.link_errors = w->link_errors,
 	};
 }
 
@@ -106,6 +107,19 @@ static bool passes(const struct world *w, const struct lg_mode_list *list,
 			continue;
 		}
 		if (sim_link_mode_valid(&w->link, &list->modes[i])) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether the sink holds some mode of list at the link i915 trains it at. */
+static bool holds_one(const struct world *w, const struct lg_mode_list *list) {
+	uint32_t lock_max = w->link.lock_max_mbps;
+	for (size_t i = 0; i < list->len; i++) {
+		struct lg_link_params params;
+		if (sim_link_choose(&w->link, &list->modes[i], &params) &&
+				(lock_max == 0 || params.rate_mbps <= lock_max)) {
 			return true;
 		}
 	}
@@ -208,6 +222,42 @@ static const struct lg_driver_impl world_impl = {
 	.act = world_act,
 };
 
+/* The sink monitor decodes 8b/10b links only (core/dpcd.h). */
+static bool sink_readable(const struct world *w) {
+	return w->link.params.rate_mbps < 10000;
+}
+
+/* A link the kernel trained and reports GOOD that the sink does not hold. */
+static bool sink_dark(const struct world *w) {
+	return w->connected && w->has_output && w->enabled && !w->session_away &&
+		w->link.status == LG_LINK_STATUS_GOOD && w->link.trained &&
+		sink_readable(w) && !sim_link_sink_locked(&w->link);
+}
+
+static bool errors_now(const struct world *w) {
+	return w->connected && w->enabled && sink_readable(w) &&
+		sim_link_error_rate(&w->link) > 0;
+}
+
+/* What the sink monitor will report, from the link as it is now. */
+static void watch_sink(struct world *w) {
+	if (!sink_dark(w)) {
+		w->sink_at = WORLD_NEVER;
+	} else if (w->sink_at == WORLD_NEVER) {
+		w->sink_at = w->now + WORLD_SINK_DETECT_MS;
+	}
+	// A verdict a minute after the errors changed, and again when they
+	// go on at another mode.
+	bool errors = errors_now(w);
+	bool due = errors != w->link_errors || (errors && w->has_current &&
+		!lg_mode_equal(&w->current, &w->verdict_mode));
+	if (!due) {
+		w->health_at = WORLD_NEVER;
+	} else if (w->health_at == WORLD_NEVER) {
+		w->health_at = w->now + WORLD_ERRORS_WINDOW_MS;
+	}
+}
+
 static void feed(struct world *w, enum lg_machine_event_type type) {
 	if (w->trace) {
 		fprintf(stderr, "%8llu event %s\n", (unsigned long long)w->now,
@@ -215,6 +265,7 @@ static void feed(struct world *w, enum lg_machine_event_type type) {
 	}
 	w->committed_in_run = false;
 	lg_driver_feed(&w->driver, type);
+	watch_sink(w);
 }
 
 void world_init(struct world *w, const char *sink) {
@@ -222,9 +273,12 @@ void world_init(struct world *w, const char *sink) {
 		.timer_at = WORLD_NEVER,
 		.hotplug_at = WORLD_NEVER,
 		.kernel_retry_at = WORLD_NEVER,
+		.sink_at = WORLD_NEVER,
+		.health_at = WORLD_NEVER,
 		.link = { .name = "DP-1" },
 	};
 	lg_machine_config_defaults(&w->config);
+	w->config.link_errors_step_down = true;
 	lg_driver_init(&w->driver, &w->config, &world_impl, w);
 	lg_mode_list_init(&w->modes);
 	lg_mode_list_init(&w->known_bad);
@@ -278,10 +332,26 @@ void world_set_cable(struct world *w, const struct lg_link_params *cable) {
 	} else if (result == SIM_LOWERED) {
 		w->hotplug_at = w->now + 1;
 	}
+	watch_sink(w);
 }
 
 void world_reject_all(struct world *w, bool on) {
 	w->link.reject_all = on;
+}
+
+void world_lose_lock(struct world *w, uint32_t above_mbps) {
+	sim_link_lose_lock(&w->link, above_mbps);
+	watch_sink(w);
+}
+
+void world_set_errors(struct world *w, uint32_t per_min) {
+	sim_link_set_errors(&w->link, per_min);
+	watch_sink(w);
+}
+
+void world_heal(struct world *w) {
+	sim_link_heal_sink(&w->link);
+	world_set_cable(w, &(struct lg_link_params){ 0 });
 }
 
 void world_unplug(struct world *w) {
@@ -408,12 +478,14 @@ void world_disable(struct world *w) {
 }
 
 static uint64_t next_due(const struct world *w) {
-	uint64_t due = w->timer_at;
-	if (w->hotplug_at < due) {
-		due = w->hotplug_at;
-	}
-	if (w->kernel_retry_at < due) {
-		due = w->kernel_retry_at;
+	const uint64_t at[] = {
+		w->timer_at, w->hotplug_at, w->kernel_retry_at, w->sink_at, w->health_at,
+	};
+	uint64_t due = WORLD_NEVER;
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		if (at[i] < due) {
+			due = at[i];
+		}
 	}
 	return due;
 }
@@ -426,6 +498,7 @@ static void run_due(struct world *w) {
 		if (result == SIM_LOWERED) {
 			w->hotplug_at = w->now + 1;
 		}
+		watch_sink(w);
 		return;
 	}
 	if (w->hotplug_at <= w->now) {
@@ -436,6 +509,20 @@ static void run_due(struct world *w) {
 	if (w->timer_at <= w->now) {
 		w->timer_at = WORLD_NEVER;
 		feed(w, LG_MACHINE_TIMER);
+		return;
+	}
+	if (w->sink_at <= w->now) {
+		w->sink_at = WORLD_NEVER;
+		if (sink_dark(w)) {
+			feed(w, LG_MACHINE_SINK_UNLOCKED);
+		}
+		return;
+	}
+	if (w->health_at <= w->now) {
+		w->health_at = WORLD_NEVER;
+		w->link_errors = errors_now(w);
+		w->verdict_mode = w->current;
+		feed(w, LG_MACHINE_LINK_HEALTH);
 	}
 }
 
@@ -485,6 +572,11 @@ void world_check_now(struct world *w) {
 	sim_link_probe(&w->link, &list);
 	bool fits = passes(w, &list, NULL);
 	bool dark = !w->enabled || w->link.status == LG_LINK_STATUS_BAD;
+	// A link the sink does not hold is dark too, while it holds a mode
+	// the kernel lists at the rate the kernel would train it.
+	if (sink_dark(w) && holds_one(w, &list)) {
+		dark = true;
+	}
 	if (w->connected && w->has_output && !w->session_away && fits && dark &&
 			!w->link.retrain_disabled && next_due(w) == WORLD_NEVER &&
 			w->config.recover) {
@@ -516,6 +608,14 @@ void world_check_now(struct world *w) {
 		ssize_t running = lg_mode_list_find(&skipped, &w->current);
 		if (running >= 0) {
 			skipped.modes[running] = skipped.modes[--skipped.len];
+		}
+		// Nor what needs as much as a mode the sink did not hold.
+		uint32_t sink_ceiling = w->driver.machine.sink_ceiling_khz;
+		for (size_t i = 0; sink_ceiling != 0 && i < list.len; i++) {
+			if (list.modes[i].clock_khz >= sink_ceiling &&
+					!lg_mode_equal(&list.modes[i], &w->current)) {
+				lg_mode_list_append(&skipped, &list.modes[i]);
+			}
 		}
 		// Of the listed modes, those the kernel's atomic check takes.
 		struct lg_mode_list trainable;

@@ -17,6 +17,13 @@
 
 #define WORLD_NEVER UINT64_MAX
 #define WORLD_MAX_COMMITS 64
+/*
+ * The sink monitor of src/sink.c, as the machine hears of it: a dark link
+ * is reported this long after it went dark (a read after the settle time,
+ * and one more after the sink settle time), an error verdict once a minute.
+ */
+#define WORLD_SINK_DETECT_MS 2500
+#define WORLD_ERRORS_WINDOW_MS 60000
 
 struct world {
 	struct lg_machine_config config;
@@ -41,6 +48,10 @@ struct world {
 	uint64_t timer_at; // the machine's timer
 	uint64_t hotplug_at; // the kernel's uevent after link-status BAD
 	uint64_t kernel_retry_at; // i915's retry at the same parameters
+	uint64_t sink_at; // the sink monitor's report of a dark link
+	uint64_t health_at; // the sink monitor's error verdict
+	bool link_errors; // the last verdict: symbol errors above the threshold
+	struct lg_mode verdict_mode; // the mode the last verdict was reached at
 
 	// evidence for the checks
 	uint64_t modeset_at[WORLD_MAX_COMMITS]; // ring of linkguard's modesets
@@ -63,6 +74,11 @@ void world_finish(struct world *w);
 void world_glitch(struct world *w); // BAD without lowering
 void world_set_cable(struct world *w, const struct lg_link_params *cable);
 void world_reject_all(struct world *w, bool on);
+/* The sink's side: lock held up to a rate only, and a marginal cable. */
+void world_lose_lock(struct world *w, uint32_t above_mbps);
+void world_set_errors(struct world *w, uint32_t per_min);
+/* The cable holds anything and the sink is healthy again. */
+void world_heal(struct world *w);
 void world_unplug(struct world *w);
 void world_plug(struct world *w, const char *sink); // a sink appears; the compositor enables it
 /*
