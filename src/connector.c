@@ -59,7 +59,7 @@ struct lg_connector *lg_connector_create(struct lg_manager *manager,
 	conn->device = device;
 	// The backend has not set conn->data yet: no monitor to ask about.
 	if (conn->name == NULL || conn->options == NULL || !recovery_create(conn) ||
-			!connector_configure(conn, NULL)) {
+			!connector_configure(conn, NULL) || !sink_create(conn)) {
 		lg_log(LG_ERROR, "%s: allocation failed", name);
 		recovery_destroy(conn);
 		free(conn->options);
@@ -87,6 +87,7 @@ void lg_connector_destroy(struct lg_connector *conn) {
 		return;
 	}
 	wl_signal_emit_mutable(&conn->events.destroy, conn);
+	sink_destroy(conn);
 	recovery_destroy(conn);
 	wl_list_remove(&conn->output_commit.link);
 	wl_list_remove(&conn->output_destroy.link);
@@ -139,7 +140,7 @@ void lg_connector_set_connected(struct lg_connector *conn, bool connected) {
 		lg_mode_list_clear(&conn->modes);
 		known_bad_forget(conn);
 		conn->has_link_params = false;
-		conn->has_sink_status = false;
+		sink_stop(conn);
 	}
 	// Whatever recovery was pending concerned the sink that left.
 	recovery_feed(conn, connected ? LG_MACHINE_PLUG : LG_MACHINE_UNPLUG);
@@ -191,6 +192,7 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 		return;
 	}
 
+	sink_modeset(conn);
 	if (!conn->output->enabled) {
 		conn->has_current = false;
 		if (!conn->committing) {
@@ -258,6 +260,7 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	conn->has_current = false;
 	conn->has_recommended = false;
 	if (output == NULL) {
+		sink_stop(conn);
 		lg_conn_log(conn, LG_DEBUG, "output gone");
 		recovery_feed(conn, LG_MACHINE_OUTPUT_GONE);
 		connector_changed(conn);

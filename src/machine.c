@@ -467,6 +467,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 			emit_mode(out, LG_ACTION_TEST, facts->current, "same mode");
 			return;
 		}
+		m->unlock_step_down = false;
 		probe(m, out);
 		return;
 	case MACHINE_PLAN_RECOMMEND:
@@ -533,7 +534,7 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 			return;
 		}
 		// An unlock is no BAD: a second one at this mode steps down
-		// (handle_sink_unlocked), with the mode remembered as not held.
+		// (handle_sink_unlocked) under the sink ceiling.
 		if (m->plan != MACHINE_PLAN_UNLOCKED && flap_record(m, facts->now_ms)) {
 			enter_flapping(m, out);
 			begin_step_down(m, facts);

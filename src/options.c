@@ -17,5 +17,8 @@ void lg_options_init(struct lg_options *options) {
 		.recover = config.recover,
 		.allow_retry = true,
 		.read_config = true,
+		.sink_poll_ms = 5000,
+		.sink_settle_ms = 2000,
+		.link_errors_step_down = config.link_errors_step_down,
 	};
 }

@@ -44,6 +44,7 @@ static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 		.current = conn->has_current ? &conn->current : NULL,
 		.modes = &conn->modes,
 		.known_bad = &conn->known_bad,
+		.link_errors = conn->link_errors,
 	};
 }
 
@@ -279,6 +280,7 @@ void recovery_configure(struct lg_connector *conn) {
 		.max_tests = options->max_tests,
 		.backoff_min_ms = options->backoff_min_ms,
 		.backoff_max_ms = options->backoff_max_ms,
+		.link_errors_step_down = options->link_errors_step_down,
 	};
 }
 

@@ -1,10 +1,34 @@
 /*
  * The sink's own view of its link (core/dpcd.h), where the backend can read
- * it: the trained link for drivers that report none, lane lock, and symbol
- * errors.
+ * it: the trained link for drivers that report none, lanes that lost lock
+ * with link-status GOOD (a dark link no driver reported), and symbol errors.
+ *
+ * Reads happen on every hotplug event of the connector, settle_ms after
+ * every modeset (linkguard's or the compositor's: the kernel trained the
+ * link inside that blocking commit), and every sink_poll_ms while the
+ * output is enabled: one read is three AUX transactions (six on kernels
+ * before 6.17, which probe first), so the default 5 s is 36 (72) a minute.
+ * Never from inside a commit or a probe: only from the event loop.
  */
+#include <stdlib.h>
+#include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
+#include <linkguard/manager.h>
 #include <core/connector.h>
+
+#define ERRORS_WINDOW_MS 60000
+
+struct lg_sink {
+	struct lg_connector *conn;
+	struct wl_event_source *timer;
+	uint64_t unlocked_since_ms; // 0: the sink held the link at the last read
+	bool discard_errors; // the first read after a modeset counts the training
+	uint64_t window_start_ms; // 0: no window open
+	uint32_t window_errors[4];
+	bool verdict_sent;
+	struct lg_mode verdict_mode; // the mode the last verdict was reached at
+	uint32_t modesets; // counted, to see one happen during a read
+};
 
 static bool same_params(const struct lg_link_params *a,
 		const struct lg_link_params *b) {
@@ -21,6 +45,83 @@ static bool same_status(const struct lg_sink_status *a,
 		same = a->errors[lane] == b->errors[lane];
 	}
 	return same;
+}
+
+/*
+ * Symbol errors per lane and minute above which the link is degraded.
+ * DisplayPort asks 8b/10b links for a bit error rate of 10^-9 or better;
+ * a bit error corrupts at least one 10-bit symbol, so at the compliance
+ * limit a lane at R Mbit/s counts up to R x 10^6 x 10^-9 x 60 = 0.06 R
+ * symbol errors a minute: 97 at RBR, 162 at HBR, 324 at HBR2, 486 at HBR3.
+ * A cable above that is out of specification: sparkles, then lost lock.
+ */
+static uint32_t errors_threshold(const struct lg_connector *conn) {
+	uint32_t configured = conn->options->link_errors_per_min;
+	if (configured != 0) {
+		return configured;
+	}
+	return conn->sink_status.link.rate_mbps * 6 / 100;
+}
+
+static void open_window(struct lg_sink *sink, uint64_t now) {
+	sink->window_start_ms = now;
+	for (int lane = 0; lane < 4; lane++) {
+		sink->window_errors[lane] = 0;
+	}
+}
+
+/*
+ * The counters are cleared by every read: each read's counts add to a
+ * minute's window. The verdict comes when the window is full, or as soon
+ * as a lane passed the threshold within it.
+ */
+static void count_errors(struct lg_connector *conn, uint64_t now) {
+	struct lg_sink *sink = conn->sink;
+	const struct lg_sink_status *status = &conn->sink_status;
+	if (sink->discard_errors || status->uhbr || status->errors_valid == 0) {
+		sink->discard_errors = false;
+		open_window(sink, now);
+		return;
+	}
+	if (sink->window_start_ms == 0) {
+		open_window(sink, now);
+	}
+	uint32_t threshold = errors_threshold(conn);
+	bool over = false;
+	for (uint32_t lane = 0; lane < 4; lane++) {
+		if (status->errors_valid & (1u << lane)) {
+			sink->window_errors[lane] += status->errors[lane];
+			over = over || sink->window_errors[lane] > threshold;
+		}
+	}
+	uint64_t elapsed = now - sink->window_start_ms;
+	if (!over && elapsed < ERRORS_WINDOW_MS) {
+		return;
+	}
+	for (uint32_t lane = 0; lane < 4; lane++) {
+		// A window cut short by the threshold: its count so far, at least
+		// what the minute holds.
+		uint64_t per_min = elapsed < ERRORS_WINDOW_MS ? sink->window_errors[lane] :
+			(uint64_t)sink->window_errors[lane] * ERRORS_WINDOW_MS / elapsed;
+		conn->error_rates[lane] = per_min > UINT32_MAX ? UINT32_MAX : (uint32_t)per_min;
+	}
+	conn->has_error_rates = true;
+	open_window(sink, now);
+	// A verdict when it changes, and again while the errors go on at
+	// another mode (after a step down).
+	bool moved = conn->has_current && !lg_mode_same_timing(&conn->current,
+		&sink->verdict_mode);
+	if (sink->verdict_sent && over == conn->link_errors && !(over && moved)) {
+		return;
+	}
+	sink->verdict_sent = true;
+	sink->verdict_mode = conn->current;
+	conn->link_errors = over;
+	lg_conn_log(conn, over ? LG_ERROR : LG_INFO, "symbol errors per minute "
+		"%u %u %u %u (lanes 0-3), threshold %u: %s", conn->error_rates[0],
+		conn->error_rates[1], conn->error_rates[2], conn->error_rates[3],
+		threshold, over ? "link degraded (link-errors)" : "within it");
+	recovery_feed(conn, LG_MACHINE_LINK_HEALTH);
 }
 
 bool sink_read(struct lg_connector *conn) {
@@ -44,5 +145,129 @@ bool sink_read(struct lg_connector *conn) {
 			conn->link_params = status.link;
 		}
 	}
+	if (read) {
+		count_errors(conn, lg_now_ms());
+	}
 	return changed;
+}
+
+static bool output_enabled(const struct lg_connector *conn) {
+	return conn->connected && conn->output != NULL && conn->output->enabled;
+}
+
+/*
+ * A link the kernel reports GOOD and the sink does not hold (a 128b/132b
+ * link's status is not decoded: never).
+ */
+static bool dark(const struct lg_connector *conn) {
+	return output_enabled(conn) && conn->link_status == LG_LINK_STATUS_GOOD &&
+		conn->has_sink_status && !conn->sink_status.uhbr &&
+		!lg_sink_status_locked(&conn->sink_status);
+}
+
+/* Lanes unlocked at two reads sink_settle_ms apart: the machine hears of it. */
+static uint32_t watch_lock(struct lg_connector *conn, uint64_t now) {
+	struct lg_sink *sink = conn->sink;
+	const struct lg_options *options = conn->options;
+	if (!dark(conn)) {
+		sink->unlocked_since_ms = 0;
+		return options->sink_poll_ms;
+	}
+	if (sink->unlocked_since_ms == 0) {
+		sink->unlocked_since_ms = now;
+		return options->sink_settle_ms;
+	}
+	uint64_t unlocked = now - sink->unlocked_since_ms;
+	if (unlocked < options->sink_settle_ms) {
+		return options->sink_settle_ms - (uint32_t)unlocked;
+	}
+	const struct lg_sink_status *status = &conn->sink_status;
+	lg_conn_log(conn, LG_ERROR, "the sink has lost the link for %llu ms with "
+		"link-status GOOD: lanes locked 0x%x of %u, %saligned",
+		(unsigned long long)unlocked, status->lanes_locked, status->link.lanes,
+		status->aligned ? "" : "not ");
+	sink->unlocked_since_ms = 0;
+	recovery_feed(conn, LG_MACHINE_SINK_UNLOCKED);
+	return options->sink_poll_ms;
+}
+
+static void arm(struct lg_connector *conn, uint32_t ms) {
+	struct lg_sink *sink = conn->sink;
+	if (sink->timer != NULL) {
+		wl_event_source_timer_update(sink->timer, ms == 0 ? 0 : (int)ms);
+	}
+}
+
+static int handle_timer(void *data) {
+	struct lg_connector *conn = data;
+	struct lg_sink *sink = conn->sink;
+	if (!output_enabled(conn) || conn->committing) {
+		return 0;
+	}
+	// A verdict or an unlock may lead to a modeset: it arms the timer at
+	// its settle time, and what was read concerns the link before it.
+	uint32_t modesets = sink->modesets;
+	if (sink_read(conn)) {
+		connector_changed(conn);
+	}
+	uint32_t next = 0;
+	if (sink->modesets == modesets) {
+		next = watch_lock(conn, lg_now_ms());
+	}
+	if (sink->modesets == modesets && output_enabled(conn)) {
+		arm(conn, next);
+	}
+	return 0;
+}
+
+void sink_modeset(struct lg_connector *conn) {
+	struct lg_sink *sink = conn->sink;
+	sink->modesets++;
+	sink->discard_errors = true;
+	sink->window_start_ms = 0;
+	sink->unlocked_since_ms = 0;
+	// The link is read again once the kernel had settle_ms to train it.
+	arm(conn, output_enabled(conn) ? conn->options->settle_ms : 0);
+}
+
+void sink_stop(struct lg_connector *conn) {
+	struct lg_sink *sink = conn->sink;
+	arm(conn, 0);
+	sink->unlocked_since_ms = 0;
+	sink->window_start_ms = 0;
+	sink->verdict_sent = false;
+	conn->has_sink_status = false;
+	conn->has_error_rates = false;
+	conn->link_errors = false;
+}
+
+bool sink_create(struct lg_connector *conn) {
+	struct lg_sink *sink = calloc(1, sizeof(*sink));
+	if (sink == NULL) {
+		return false;
+	}
+	sink->conn = conn;
+	conn->sink = sink;
+	if (conn->impl->get_sink_status == NULL) {
+		return true; // nothing to read: no timer
+	}
+	sink->timer = wl_event_loop_add_timer(conn->manager->event_loop,
+		handle_timer, conn);
+	if (sink->timer == NULL) {
+		lg_conn_log(conn, LG_ERROR, "failed to create a timer: the sink is "
+			"read on hotplug events only");
+	}
+	return true;
+}
+
+void sink_destroy(struct lg_connector *conn) {
+	struct lg_sink *sink = conn->sink;
+	if (sink == NULL) {
+		return;
+	}
+	if (sink->timer != NULL) {
+		wl_event_source_remove(sink->timer);
+	}
+	free(sink);
+	conn->sink = NULL;
 }

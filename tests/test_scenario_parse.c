@@ -89,6 +89,35 @@ static void test_every_verb_parses(void) {
 	sim_scenario_finish(&s);
 }
 
+/* The sink's side: a lock lost once or above a rate, symbol errors. */
+static void test_sink_verbs_parse(void) {
+	struct sim_scenario s;
+	check(parse("0 plug DP-1 4k60\n1s dark DP-1\n2s dark DP-1 hbr2\n"
+		"3s errors DP-1 0\n4s errors DP-1 1000000\n", &s));
+	check_int_eq(s.len, 5);
+	if (s.len == 5) {
+		check_int_eq(s.steps[1].verb, SIM_DARK);
+		check_int_eq(s.steps[1].params.rate_mbps, 0);
+		check_int_eq(s.steps[2].verb, SIM_DARK);
+		check_int_eq(s.steps[2].params.rate_mbps, DP_RATE_HBR2);
+		check_int_eq(s.steps[3].verb, SIM_ERRORS);
+		check_int_eq(s.steps[3].count, 0);
+		check_int_eq(s.steps[4].count, 1000000);
+	}
+	sim_scenario_finish(&s);
+	check(!parse("0 plug DP-1 4k60\n1s dark DP-1 fast\n", &s));
+	check_error("dark takes [<rate>]");
+	check(!parse("0 plug DP-1 4k60\n1s dark DP-1 hbr hbr2\n", &s));
+	check_error("dark takes [<rate>]");
+	check(!parse("0 plug DP-1 4k60\n1s errors DP-1\n", &s));
+	check_error("errors takes <count per lane and minute>");
+	check(!parse("0 plug DP-1 4k60\n1s errors DP-1 -3\n", &s));
+	check_error("errors takes <count per lane and minute>");
+	check(!parse("0 plug DP-1 4k60\n1s errors DP-1 2000000000\n", &s));
+	check_error("errors takes <count per lane and minute>");
+	check(!parse("1s dark DP-3\n", &s));
+}
+
 /* Without source=, the source is not the limit: UHBR20 x4. */
 static void test_plug_defaults_and_profiles(void) {
 	struct sim_scenario s;
@@ -267,10 +296,10 @@ static void test_empty_file_is_an_empty_scenario(void) {
 static void test_scenario_files_on_disk(void) {
 	struct sim_scenario s;
 	check(sim_scenario_load(SCENARIO_DIR "/every-verb.scn", &s));
-	check_int_eq(s.len, 16); // flap 5 expands into 5 glitches
-	if (s.len == 16) {
-		check_int_eq(s.steps[15].verb, SIM_END);
-		check_int_eq(s.steps[15].at_ms, 5000);
+	check_int_eq(s.len, 19); // flap 5 expands into 5 glitches
+	if (s.len == 19) {
+		check_int_eq(s.steps[18].verb, SIM_END);
+		check_int_eq(s.steps[18].at_ms, 5000);
 	}
 	sim_scenario_finish(&s);
 
@@ -416,6 +445,7 @@ int main(void) {
 	wlr_log_init(WLR_SILENT, NULL);
 	lg_log_init(LG_ERROR, capture_log);
 	run_test(test_every_verb_parses);
+	run_test(test_sink_verbs_parse);
 	run_test(test_plug_defaults_and_profiles);
 	run_test(test_plug_takes_an_mst_flag);
 	run_test(test_time_formats);

@@ -236,6 +236,20 @@ static bool parse_step(struct parser *p, struct sim_step *step, const char *verb
 		step->on = strcmp(args[0], "on") == 0;
 		return true;
 	}
+	if (strcmp(verb, "dark") == 0) {
+		step->verb = SIM_DARK;
+		if (n > 1 || (n == 1 && !dp_rate_parse(args[0], &step->params.rate_mbps))) {
+			return parse_error(p, "dark takes [<rate>]", n == 1 ? args[0] : NULL);
+		}
+		return true;
+	}
+	if (strcmp(verb, "errors") == 0) {
+		step->verb = SIM_ERRORS;
+		if (n != 1 || !parse_uint(args[0], 0, 1000000000, &step->count)) {
+			return parse_error(p, "errors takes <count per lane and minute>", NULL);
+		}
+		return true;
+	}
 	if (strcmp(verb, "flap") == 0) {
 		uint32_t count;
 		uint64_t interval;

@@ -57,6 +57,9 @@ struct sim_connector {
 	struct sim_link link;
 	struct wl_event_source *hotplug_timer;
 	struct wl_event_source *retry_timer;
+	/* The sink's symbol error counters: cleared by each read. */
+	uint64_t errors_since_ms;
+	uint64_t errors_counted; // x 60000: errors per minute times ms
 	struct wl_list link_entry; // sim.connectors
 };
 
@@ -150,9 +153,36 @@ static bool sim_check_mode(struct lg_connector *conn, const struct lg_mode *mode
 	return sim_link_mode_valid(&sim_connector_from_conn(conn)->link, mode);
 }
 
+/* What the cable's errors added to the counters since they were counted. */
+static void count_errors(struct sim_connector *sc) {
+	uint64_t now = now_ms();
+	sc->errors_counted += (uint64_t)sim_link_error_rate(&sc->link) *
+		(now - sc->errors_since_ms);
+	sc->errors_since_ms = now;
+}
+
 static void sim_mode_committed(struct lg_connector *conn, const struct lg_mode *mode) {
 	struct sim_connector *sc = sim_connector_from_conn(conn);
+	// A training starts the sink's counters afresh.
+	count_errors(sc);
+	sc->errors_counted = 0;
 	handle_train_result(sc, sim_link_train(&sc->link, mode));
+}
+
+/* The registers the sink shows, decoded as backend/drm decodes them. */
+static bool sim_get_sink_status(struct lg_connector *conn,
+		struct lg_sink_status *status) {
+	struct sim_connector *sc = sim_connector_from_conn(conn);
+	if (sc->link.sink == NULL) {
+		return false;
+	}
+	count_errors(sc);
+	uint64_t errors = sc->errors_counted / 60000;
+	sc->errors_counted %= 60000;
+	struct dpcd_regs regs;
+	sim_link_dpcd(&sc->link, errors > DPCD_ERROR_COUNT_MASK ?
+		DPCD_ERROR_COUNT_MASK : (uint16_t)errors, &regs);
+	return dpcd_decode(&regs, status);
 }
 
 static bool sim_get_link_params(struct lg_connector *conn,
@@ -187,6 +217,7 @@ static const struct lg_connector_impl sim_connector_impl = {
 	.check_mode = sim_check_mode,
 	.mode_committed = sim_mode_committed,
 	.get_link_params = sim_get_link_params,
+	.get_sink_status = sim_get_sink_status,
 	.get_identity = sim_get_identity,
 	.destroy = sim_connector_destroy,
 };
@@ -282,7 +313,8 @@ static void run_step(struct sim *sim, const struct sim_step *step) {
 	struct sim_connector *sc = find_connector(sim, step->connector);
 	// The cable is there with or without a sink; the rest needs one.
 	bool needs_sink = step->verb == SIM_UNPLUG || step->verb == SIM_SWAP ||
-		step->verb == SIM_GLITCH;
+		step->verb == SIM_GLITCH || step->verb == SIM_DARK ||
+		step->verb == SIM_ERRORS;
 	if (sc == NULL || (needs_sink && sc->link.sink == NULL)) {
 		lg_log(LG_INFO, "sim: %s: not plugged, step skipped", step->connector);
 		return;
@@ -296,7 +328,10 @@ static void run_step(struct sim *sim, const struct sim_step *step) {
 		plug(sim, step);
 		break;
 	case SIM_CABLE:
+		set_cable(sc, &step->params);
+		break;
 	case SIM_HEAL:
+		sim_link_heal_sink(&sc->link);
 		set_cable(sc, &step->params);
 		break;
 	case SIM_GLITCH:
@@ -309,6 +344,13 @@ static void run_step(struct sim *sim, const struct sim_step *step) {
 		sim_log(sc, LG_INFO, "the kernel %s every mode",
 			step->on ? "now refuses" : "accepts again");
 		sc->link.reject_all = step->on;
+		break;
+	case SIM_DARK:
+		sim_link_lose_lock(&sc->link, step->params.rate_mbps);
+		break;
+	case SIM_ERRORS:
+		count_errors(sc);
+		sim_link_set_errors(&sc->link, step->count);
 		break;
 	case SIM_PLUG:
 	case SIM_END:

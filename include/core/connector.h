@@ -16,6 +16,12 @@ void connector_read_link(struct lg_connector *conn);
  * field a client sees changed.
  */
 bool sink_read(struct lg_connector *conn);
+bool sink_create(struct lg_connector *conn);
+void sink_destroy(struct lg_connector *conn);
+/* A modeset (or a disable) was committed: read again once it settled. */
+void sink_modeset(struct lg_connector *conn);
+/* The output or the sink is gone: no reads, nothing known. */
+void sink_stop(struct lg_connector *conn);
 /* Forced probe through the backend into conn->modes. */
 bool connector_probe(struct lg_connector *conn);
 /* The monitor's identity from the backend (EDID), or NULL. */

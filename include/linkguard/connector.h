@@ -54,6 +54,9 @@ struct lg_connector {
 	struct lg_link_params link_params; // the backend's, else the sink's
 	bool has_sink_status;
 	struct lg_sink_status sink_status; // the last DPCD read
+	bool has_error_rates;
+	uint32_t error_rates[4]; // symbol errors per lane and minute, last window
+	bool link_errors; // above the threshold: the link is degraded
 	bool has_last_fallback;
 	struct lg_fallback last_fallback;
 	/*
@@ -73,6 +76,7 @@ struct lg_connector {
 	struct wl_listener output_commit;
 	struct wl_listener output_destroy;
 	struct lg_recovery *recovery; // the state machine and its driver
+	struct lg_sink *sink; // the sink's DPCD reads
 	bool committing; // inside linkguard's own commit
 	bool has_recommended, has_last_placement;
 	float last_scale; // of the last output, offered to the next one

@@ -43,6 +43,22 @@ struct lg_options {
 	/* At most this many candidate modes are tested per recovery. */
 	uint32_t max_tests;
 	/*
+	 * The sink's DPCD, where the backend reads it (DisplayPort AUX): read
+	 * every sink_poll_ms while an output is enabled (0: only on hotplug
+	 * events and after modesets); lanes the sink reports unlocked for
+	 * sink_settle_ms with link-status GOOD are a dark link to recover.
+	 */
+	uint32_t sink_poll_ms;
+	uint32_t sink_settle_ms;
+	/*
+	 * Symbol errors per lane and minute above which the link is degraded
+	 * (reason link-errors); 0: what DisplayPort's bit error rate of 10^-9
+	 * allows at the trained rate (0.06 per Mbit/s: 324 at HBR2).
+	 */
+	uint32_t link_errors_per_min;
+	/* Above it, step down to a mode that needs less bandwidth. */
+	bool link_errors_step_down;
+	/*
 	 * false: watch and report only, never modeset (what stock wlroots
 	 * does then happens: for comparisons, and for compositors that want
 	 * to recover by themselves on the signals).

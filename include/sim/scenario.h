@@ -8,7 +8,15 @@
  *   <time> plug   <conn> <sink> [source=<rate>x<lanes>] [mst]  a sink appears
  *   <time> unplug <conn>
  *   <time> cable  <conn> <rate>|any [lanes=<n>]   the most the cable trains
- *   <time> heal   <conn>                          the cable holds anything
+ *   <time> heal   <conn>                          the cable holds anything,
+ *                                                 the sink holds lock, no errors
+ *   <time> dark   <conn> [<rate>]                 the sink loses lock, link-status
+ *                                                 GOOD, no uevent: once (the next
+ *                                                 training regains it) or, with
+ *                                                 a rate, above that rate
+ *   <time> errors <conn> <count>                  the cable makes count symbol
+ *                                                 errors per lane and minute at
+ *                                                 the running rate and above
  *   <time> flap   <conn> <count> <interval>       count glitches, apart
  *   <time> swap   <conn> <sink>                   unplug + plug another sink
  *   <time> reject <conn> on|off                   the kernel refuses any mode
@@ -43,6 +51,8 @@ enum sim_verb {
 	SIM_GLITCH, // one of a flap's glitches
 	SIM_SWAP,
 	SIM_REJECT,
+	SIM_DARK,
+	SIM_ERRORS,
 	SIM_END,
 };
 
@@ -51,7 +61,9 @@ struct sim_step {
 	enum sim_verb verb;
 	char connector[SIM_NAME_MAX];
 	const struct sim_sink *sink; // plug, swap
-	struct lg_link_params params; // plug: source limit; cable: cable limit
+	// plug: source limit; cable: cable limit; dark: rate (0: once)
+	struct lg_link_params params;
+	uint32_t count; // errors: per lane and minute
 	bool mst; // plug: the sink is behind an MST branch
 	bool on; // reject
 	size_t seq; // order in the file
