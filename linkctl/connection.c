@@ -20,7 +20,8 @@ static const char *const state_names[] = {
 	"good", "bad", "retraining", "degraded", "failed", "flapping",
 };
 static const char *const reason_names[] = {
-	"mode-pruned", "test-failed", "known-bad", "flapping",
+	"mode-pruned", "test-failed", "known-bad", "flapping", "sink-unlocked",
+	"link-errors",
 };
 
 static const char *name_of(const char *const *names, size_t n, uint32_t value) {
@@ -322,6 +323,20 @@ static void handle_setting(void *data, struct zlg_link_connector_v1 *proxy,
 	conn->changes |= CHANGE_SETTINGS;
 }
 
+static void handle_sink_status(void *data, struct zlg_link_connector_v1 *proxy,
+		uint32_t flags, uint32_t lanes_locked, struct wl_array *rates) {
+	struct connector *conn = data;
+	struct sink *sink = &conn->pending.sink;
+	*sink = (struct sink){ .flags = flags, .lanes_locked = lanes_locked };
+	size_t n = rates->size / sizeof(uint32_t);
+	const uint32_t *rate = rates->data;
+	for (size_t i = 0; i < n && i < 4; i++) {
+		sink->rates[sink->n_rates++] = rate[i];
+	}
+	conn->pending.has_sink = true;
+	conn->changes |= CHANGE_SINK;
+}
+
 static const struct zlg_link_connector_v1_listener connector_listener = {
 	.name = handle_name,
 	.description = handle_description,
@@ -340,6 +355,7 @@ static const struct zlg_link_connector_v1_listener connector_listener = {
 	.incidents_reset = handle_incidents_reset,
 	.incident = handle_incident,
 	.setting = handle_setting,
+	.sink_status = handle_sink_status,
 };
 
 static void handle_manager_connector(void *data,
@@ -489,7 +505,7 @@ static void handle_global(void *data, struct wl_registry *registry,
 	struct linkctl *ctl = data;
 	if (strcmp(interface, zlg_link_manager_v1_interface.name) == 0 &&
 			ctl->manager == NULL) {
-		// Version 2 adds the skipped modes, 3 the incidents; an older
+		// Version 2 adds the skipped modes, 3 the incidents and the monitor's view; an older
 		// compositor just does not tell them.
 		ctl->version = version < 3 ? version : 3;
 		ctl->manager = wl_registry_bind(registry, name,

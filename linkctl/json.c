@@ -13,7 +13,8 @@
  *     "last_fallback": FALLBACK|null,
  *     "skipped_modes": [ SKIPPED... ]|null,   (null: the compositor
  *     speaks version 1 of the protocol and does not say)
- *     "settings": [ SETTING... ]|null }   (null: before version 3)
+ *     "settings": [ SETTING... ]|null,   (null: before version 3)
+ *     "sink": SINK|null }   (null: before version 3)
  *   SETTING = { "key": "min-refresh", "value": "120",
  *     "source": "default"|"file"|"env"|"option",
  *     "origin": "/home/u/.config/linkguard/config:3"|"LINKGUARD_..."|null }
@@ -24,6 +25,11 @@
  *     "from": MODE, "to": MODE, "time": SECONDS (CLOCK_MONOTONIC) }
  *   SKIPPED = { "width": INT, "height": INT, "refresh_mhz": INT,
  *     "last_failed": SECONDS since the epoch|null, "requested": BOOL }
+ *   SINK = { "readable": BOOL, "decoded": BOOL (false: a 128b/132b link),
+ *     "lanes_locked": [ BOOL per trained lane ], "aligned": BOOL,
+ *     "in_sync": BOOL, "error_rates": [ INT|null per trained lane ]|null
+ *     (symbol errors a minute; null before a minute was counted, null for
+ *     a lane whose counter is not valid), "link_errors": BOOL }
  *
  * `linkctl watch --json` prints one JSON object per line:
  *   { "time": SECONDS, "connector": NAME, "event": EVENT, ... }
@@ -32,8 +38,8 @@
  * "requested_mode" and "current_mode" "value": MODE|null; "allowed_modes"
  * "value": [MODE...]; "link" "value": LINK|null; "description" "value":
  * STRING; "fallback" "value": FALLBACK; "skipped_modes" "value":
- * [SKIPPED...]; "incident" "value": INCIDENT and "settings" "value":
- * [SETTING...] (version 3). "time" is
+ * [SKIPPED...]; "incident" "value": INCIDENT, "settings" "value":
+ * [SETTING...] and "sink" "value": SINK (version 3). "time" is
  * CLOCK_MONOTONIC seconds when the batch's done arrived; events of one
  * batch share it.
  *
@@ -166,6 +172,40 @@ static struct json_object *incident_json(const struct incident *incident) {
 	return obj;
 }
 
+static struct json_object *sink_json(const struct link_state *state) {
+	if (!state->has_sink) {
+		return NULL;
+	}
+	const struct sink *sink = &state->sink;
+	struct json_object *obj = json_object_new_object();
+	bool readable = sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_READABLE;
+	json_object_object_add(obj, "readable", json_object_new_boolean(readable));
+	json_object_object_add(obj, "decoded", json_object_new_boolean(readable &&
+		!(sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_NOT_DECODED)));
+	struct json_object *locked = json_object_new_array();
+	for (uint32_t lane = 0; readable && lane < state->lanes && lane < 4; lane++) {
+		json_object_array_add(locked,
+			json_object_new_boolean((sink->lanes_locked >> lane) & 1));
+	}
+	json_object_object_add(obj, "lanes_locked", locked);
+	json_object_object_add(obj, "aligned", json_object_new_boolean(
+		sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_ALIGNED));
+	json_object_object_add(obj, "in_sync", json_object_new_boolean(
+		sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_IN_SYNC));
+	struct json_object *rates = NULL;
+	if (sink->n_rates > 0) {
+		rates = json_object_new_array();
+		for (size_t lane = 0; lane < sink->n_rates; lane++) {
+			json_object_array_add(rates, sink->rates[lane] == UINT32_MAX ?
+				NULL : json_object_new_int64(sink->rates[lane]));
+		}
+	}
+	json_object_object_add(obj, "error_rates", rates);
+	json_object_object_add(obj, "link_errors", json_object_new_boolean(
+		sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_LINK_ERRORS));
+	return obj;
+}
+
 static struct json_object *string_or_null(const char *s) {
 	return s != NULL ? json_object_new_string(s) : NULL;
 }
@@ -208,6 +248,7 @@ static struct json_object *connector_json(const struct connector *conn) {
 	json_object_object_add(obj, "last_fallback", fallback_json(state));
 	json_object_object_add(obj, "skipped_modes", skipped_json(state));
 	json_object_object_add(obj, "settings", settings_json(conn));
+	json_object_object_add(obj, "sink", sink_json(state));
 	return obj;
 }
 
@@ -284,6 +325,8 @@ static struct json_object *change_value(const struct connector *conn,
 		return incident_json(&state->incidents[state->n_incidents - 1]);
 	case CHANGE_SETTINGS:
 		return settings_json(conn);
+	case CHANGE_SINK:
+		return sink_json(state);
 	case CHANGE_ADDED:
 	case CHANGE_REMOVED:
 		break;

@@ -59,6 +59,14 @@ struct skipped_mode {
 	uint64_t last_failed; // seconds since the epoch, 0 unknown
 };
 
+/* The monitor's own view of its link (protocol version 3). */
+struct sink {
+	uint32_t flags; // zlg_link_connector_v1 sink_flags
+	uint32_t lanes_locked; // bit i: lane i
+	uint32_t rates[4]; // symbol errors per minute, UINT32_MAX not counted
+	size_t n_rates; // 0: no minute counted yet
+};
+
 struct fallback {
 	uint32_t reason;
 	struct mode from, to;
@@ -99,6 +107,8 @@ struct link_state {
 	bool has_incidents; // the compositor tells (version 3)
 	struct incident *incidents; // oldest first
 	size_t n_incidents;
+	bool has_sink; // the compositor tells (version 3)
+	struct sink sink;
 };
 
 /* What a batch changed; also what watch reports. */
@@ -117,6 +127,7 @@ enum change {
 	CHANGE_REMOVED = 1 << 11, // finished
 	CHANGE_INCIDENT = 1 << 12, // one more incident (the last one)
 	CHANGE_SETTINGS = 1 << 13, // a setting changed (version 3)
+	CHANGE_SINK = 1 << 14,
 };
 
 /* What notify.c last told about a connector. */

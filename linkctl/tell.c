@@ -81,6 +81,16 @@ static void print_fallback(FILE *out, const struct link_state *state,
 			"holds steady.", tell_mode(&state->fallback.from, from,
 			sizeof(from)), current);
 		return;
+	case ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_SINK_UNLOCKED:
+		fprintf(out, "the monitor lost the picture at %s although the "
+			"driver saw nothing wrong; now %s. Try another cable.",
+			tell_mode(&state->fallback.from, from, sizeof(from)), current);
+		return;
+	case ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_LINK_ERRORS:
+		fprintf(out, "the monitor counted too many errors on the cable "
+			"at %s; now %s. Replace the cable.", tell_mode(
+			&state->fallback.from, from, sizeof(from)), current);
+		return;
 	}
 	fprintf(out, "%s does not work on this link; now %s.", requested, current);
 }
@@ -123,7 +133,12 @@ static void print_sentence(FILE *out, const struct connector *conn) {
 			"trying. Replug the monitor or try another cable.", out);
 		return;
 	}
-	if (state->has_fallback) {
+	bool errors = state->has_sink &&
+		(state->sink.flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_LINK_ERRORS);
+	if (errors && mode_is_requested(state, &state->current)) {
+		fprintf(out, "%s, but the monitor counts too many errors on the "
+			"cable: the picture may break up. Replace the cable.", current);
+	} else if (state->has_fallback) {
 		print_fallback(out, state, requested, current);
 	} else {
 		fprintf(out, "running %s instead of %s.", current, requested);

@@ -69,6 +69,42 @@ void text_print_setting(const struct setting *setting) {
 		setting->origin != NULL ? " " : "", setting->origin != NULL ? setting->origin : "");
 }
 
+/* "4 of 4 lanes locked, aligned, in sync; symbol errors 0 0 0 12 a minute" */
+static void print_sink(const struct link_state *state) {
+	const struct sink *sink = &state->sink;
+	if (!(sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_READABLE)) {
+		printf("not readable");
+		return;
+	}
+	if (sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_NOT_DECODED) {
+		printf("128b/132b link, lock and errors not decoded");
+		return;
+	}
+	int locked = 0;
+	for (uint32_t lane = 0; lane < 4; lane++) {
+		locked += (sink->lanes_locked >> lane) & 1;
+	}
+	printf("%d of %" PRIu32 " lanes locked, %saligned, %sin sync", locked,
+		state->lanes, sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_ALIGNED ?
+		"" : "not ", sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_IN_SYNC ?
+		"" : "not ");
+	if (sink->n_rates == 0) {
+		printf("; symbol errors: no minute counted yet");
+		return;
+	}
+	printf("; symbol errors a minute per lane:");
+	for (size_t lane = 0; lane < sink->n_rates; lane++) {
+		if (sink->rates[lane] == UINT32_MAX) {
+			printf(" -");
+		} else {
+			printf(" %" PRIu32, sink->rates[lane]);
+		}
+	}
+	if (sink->flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_LINK_ERRORS) {
+		printf(" (above the threshold: link-errors)");
+	}
+}
+
 void text_print_connector(const struct connector *conn) {
 	const struct link_state *state = &conn->current;
 	char buf[64];
@@ -84,6 +120,10 @@ void text_print_connector(const struct connector *conn) {
 		format_mode(&state->requested, buf, sizeof(buf)));
 	printf("  Link: ");
 	print_link(state);
+	if (state->has_sink) {
+		printf("\n  Sink: ");
+		print_sink(state);
+	}
 	printf("\n  Last fallback: ");
 	if (state->has_fallback) {
 		print_fallback(&state->fallback);
@@ -178,6 +218,10 @@ void text_print_change(double now, const struct connector *conn,
 			printf(i == 0 ? " " : ", ");
 			text_print_setting(&conn->settings[i]);
 		}
+		break;
+	case CHANGE_SINK:
+		putchar(' ');
+		print_sink(state);
 		break;
 	}
 	putchar('\n');

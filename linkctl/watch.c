@@ -44,6 +44,8 @@ const char *change_name(enum change change) {
 		return "incident";
 	case CHANGE_SETTINGS:
 		return "settings";
+	case CHANGE_SINK:
+		return "sink";
 	}
 	return "unknown";
 }
@@ -55,11 +57,12 @@ void watch_report(struct linkctl *ctl, double now, struct connector *conn,
 	}
 	bool lines = !ctl->waybar && (ctl->notifier == NULL || ctl->json);
 	// In enum change's order: the fields, added or removed, an incident,
-	// the settings. A new connector's settings are part of its state.
+	// the settings, the sink. A new connector's settings are part of its
+	// state.
 	if (changes & CHANGE_ADDED) {
 		changes &= ~(uint32_t)CHANGE_SETTINGS;
 	}
-	for (uint32_t change = 1; lines && change <= CHANGE_SETTINGS; change <<= 1) {
+	for (uint32_t change = 1; lines && change <= CHANGE_SINK; change <<= 1) {
 		if (!(changes & change)) {
 			continue;
 		}

@@ -99,10 +99,10 @@ static void count_errors(struct lg_connector *conn, uint64_t now) {
 		return;
 	}
 	for (uint32_t lane = 0; lane < 4; lane++) {
-		// A window cut short by the threshold: its count so far, at least
-		// what the minute holds.
-		uint64_t per_min = elapsed < ERRORS_WINDOW_MS ? sink->window_errors[lane] :
-			(uint64_t)sink->window_errors[lane] * ERRORS_WINDOW_MS / elapsed;
+		// A window cut short by the threshold is scaled to a minute too:
+		// its count alone already passed a minute's allowance.
+		uint64_t per_min = (uint64_t)sink->window_errors[lane] *
+			ERRORS_WINDOW_MS / (elapsed > 0 ? elapsed : 1);
 		conn->error_rates[lane] = per_min > UINT32_MAX ? UINT32_MAX : (uint32_t)per_min;
 	}
 	conn->has_error_rates = true;

@@ -46,6 +46,14 @@ struct link_skipped_mode {
 	int64_t last_failed; // seconds since the epoch, 0 unknown
 };
 
+/* The sink_status event's arguments (version 3). */
+struct link_sink {
+	uint32_t flags; // zlg_link_connector_v1 sink_flags
+	uint32_t lanes_locked;
+	uint32_t rates[4];
+	uint32_t n_rates;
+};
+
 /* What clients were last told about a connector. */
 struct link_snapshot {
 	char *description;
@@ -59,6 +67,7 @@ struct link_snapshot {
 	struct link_skipped_mode *skipped; // conn->known_bad, with times
 	size_t n_skipped;
 	struct lg_setting *settings; // a copy of conn->settings (version 3)
+	struct link_sink sink;
 };
 
 /* The server's side of one lg_connector, shared by all its resources. */

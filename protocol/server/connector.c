@@ -60,10 +60,26 @@ static void handle_resource_destroy(struct wl_resource *resource) {
 	free(cr);
 }
 
+/*
+ * The reasons of version 3 reach older clients as the one they know that
+ * says the most: the monitor did not hold the mode.
+ */
+static uint32_t reason_for(struct wl_resource *resource,
+		enum lg_fallback_reason reason) {
+	bool new_reason = reason == LG_FALLBACK_SINK_UNLOCKED ||
+		reason == LG_FALLBACK_LINK_ERRORS;
+	if (new_reason && wl_resource_get_version(resource) <
+			ZLG_LINK_CONNECTOR_V1_SINK_STATUS_SINCE_VERSION) {
+		return ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_KNOWN_BAD;
+	}
+	return reason;
+}
+
 static void send_fallback(struct wl_resource *resource,
 		const struct lg_fallback *fallback) {
 	uint64_t sec = (uint64_t)fallback->when.tv_sec;
-	zlg_link_connector_v1_send_fallback(resource, fallback->reason,
+	zlg_link_connector_v1_send_fallback(resource,
+		reason_for(resource, fallback->reason),
 		fallback->from.width, fallback->from.height,
 		fallback->from.refresh_mhz, fallback->to.width, fallback->to.height,
 		fallback->to.refresh_mhz, (uint32_t)(sec >> 32), (uint32_t)sec,

@@ -16,7 +16,10 @@ _Static_assert(
 	ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_MODE_PRUNED == (int)LG_FALLBACK_MODE_PRUNED &&
 	ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_TEST_FAILED == (int)LG_FALLBACK_TEST_FAILED &&
 	ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_KNOWN_BAD == (int)LG_FALLBACK_KNOWN_BAD &&
-	ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_FLAPPING == (int)LG_FALLBACK_FLAPPING,
+	ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_FLAPPING == (int)LG_FALLBACK_FLAPPING &&
+	ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_SINK_UNLOCKED ==
+		(int)LG_FALLBACK_SINK_UNLOCKED &&
+	ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_LINK_ERRORS == (int)LG_FALLBACK_LINK_ERRORS,
 	"fallback reason enums differ");
 
 /*
@@ -128,6 +131,52 @@ static void send_mode(struct wl_resource *resource, bool current, bool has,
 	}
 }
 
+/* The sink_status event's arguments for conn. */
+static void sink_of(const struct lg_connector *conn, struct link_sink *sink) {
+	*sink = (struct link_sink){0};
+	if (!conn->has_sink_status) {
+		return;
+	}
+	const struct lg_sink_status *status = &conn->sink_status;
+	sink->flags = ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_READABLE;
+	if (status->aligned) {
+		sink->flags |= ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_ALIGNED;
+	}
+	if (status->in_sync) {
+		sink->flags |= ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_IN_SYNC;
+	}
+	if (status->uhbr) {
+		sink->flags |= ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_NOT_DECODED;
+	}
+	if (conn->link_errors) {
+		sink->flags |= ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_LINK_ERRORS;
+	}
+	sink->lanes_locked = status->lanes_locked;
+	if (!conn->has_error_rates || status->uhbr) {
+		return;
+	}
+	for (uint32_t lane = 0; lane < status->link.lanes && lane < 4; lane++) {
+		sink->rates[sink->n_rates++] = status->errors_valid & (1u << lane) ?
+			conn->error_rates[lane] : UINT32_MAX;
+	}
+}
+
+static bool sink_equal(const struct link_sink *a, const struct link_sink *b) {
+	return a->flags == b->flags && a->lanes_locked == b->lanes_locked &&
+		a->n_rates == b->n_rates &&
+		memcmp(a->rates, b->rates, a->n_rates * sizeof(a->rates[0])) == 0;
+}
+
+static void send_sink(struct wl_resource *resource, const struct link_sink *sink) {
+	struct wl_array rates = {
+		.size = sink->n_rates * sizeof(sink->rates[0]),
+		.alloc = 0,
+		.data = (void *)sink->rates,
+	};
+	zlg_link_connector_v1_send_sink_status(resource, sink->flags,
+		sink->lanes_locked, &rates);
+}
+
 bool link_snapshot_send(const struct link_snapshot *snapshot,
 		const struct lg_connector *conn, struct wl_resource *resource, bool full) {
 	bool sent = false;
@@ -182,6 +231,15 @@ bool link_snapshot_send(const struct link_snapshot *snapshot,
 		sent = true;
 	}
 	sent = link_settings_send(snapshot, conn, resource, full) || sent;
+	// Version 2 clients, what they saw before version 3.
+	struct link_sink sink;
+	sink_of(conn, &sink);
+	if (wl_resource_get_version(resource) >=
+			ZLG_LINK_CONNECTOR_V1_SINK_STATUS_SINCE_VERSION &&
+			(full || !sink_equal(&snapshot->sink, &sink))) {
+		send_sink(resource, &sink);
+		sent = true;
+	}
 	return sent;
 }
 
@@ -232,4 +290,5 @@ void link_snapshot_update(struct link_snapshot *snapshot,
 		update_skipped(snapshot, conn);
 	}
 	link_settings_update(snapshot, conn);
+	sink_of(conn, &snapshot->sink);
 }

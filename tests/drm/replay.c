@@ -262,6 +262,9 @@ static void handle_commit(struct wl_listener *listener, void *data) {
 		return;
 	}
 	rc->link_status = LG_LINK_STATUS_GOOD;
+	// The sink locks again on the new training.
+	uint8_t lanes = rc->dpcd[DPCD_LINK_BW_SET + DPCD_LANE_COUNT_SET] & 0x1f;
+	replay_dpcd_trained(rc, rc->dpcd[DPCD_LINK_BW_SET], lanes);
 	if (rc->cascade_khz == 0 || committed_clock(rc) <= rc->cascade_khz) {
 		return;
 	}
@@ -437,6 +440,13 @@ void replay_dpcd_trained(struct replay_connector *rc, uint8_t bw_code,
 	rc->dpcd[DPCD_SINK_COUNT + DPCD_LANE_ALIGN_STATUS_UPDATED] =
 		DPCD_INTERLANE_ALIGN_DONE;
 	rc->dpcd[DPCD_SINK_COUNT + DPCD_SINK_STATUS] = DPCD_RECEIVE_PORT_0_STATUS;
+}
+
+void replay_dpcd_unlock(struct replay_connector *rc) {
+	rc->dpcd[DPCD_SINK_COUNT + DPCD_LANE0_1_STATUS] = 0x11; // clock recovery only
+	rc->dpcd[DPCD_SINK_COUNT + DPCD_LANE0_1_STATUS + 1] = 0x11;
+	rc->dpcd[DPCD_SINK_COUNT + DPCD_LANE_ALIGN_STATUS_UPDATED] = 0;
+	rc->dpcd[DPCD_SINK_COUNT + DPCD_SINK_STATUS] = 0;
 }
 
 void replay_dpcd_set_errors(struct replay_connector *rc, uint32_t lane,

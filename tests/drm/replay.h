@@ -115,6 +115,11 @@ void replay_set_active(struct replay *replay, bool active);
  */
 void replay_dpcd_trained(struct replay_connector *rc, uint8_t bw_code,
 	uint32_t lanes);
+/*
+ * The sink loses lock on every lane, link-status stays GOOD, no uevent
+ * (amdgpu's silent loss); the next modeset retrains it.
+ */
+void replay_dpcd_unlock(struct replay_connector *rc);
 /* The sink's symbol error counter of lane (valid, 15 bits). */
 void replay_dpcd_set_errors(struct replay_connector *rc, uint32_t lane,
 	uint16_t count);

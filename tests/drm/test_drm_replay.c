@@ -496,6 +496,37 @@ static void test_dpcd_reply_ends(void) {
 	replay_bed_finish(&f);
 }
 
+/*
+ * The sink loses the link, the driver says nothing (no BAD, no uevent):
+ * backend/drm's DPCD reads find it and the same mode is retrained in place.
+ */
+static void test_dark_link_retrained(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	options.sink_poll_ms = 100;
+	options.sink_settle_ms = 200;
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct wlr_output *output = rc->output;
+	harness_dispatch_for(&f.h, 300);
+	check(rc->aux_reads > 3); // read after the modeset and every 100 ms
+	check_int_eq(f.h.modesets, 1);
+	replay_dpcd_unlock(rc);
+	harness_dispatch_for(&f.h, 600);
+	check_int_eq(f.h.modesets, 2);
+	check(committed(&f.h, 1, output, &modes[0]));
+	check_int_eq(rc->forced_probes, 0);
+	check_in_place(&f, rc);
+	struct lg_connector *conn = conn_of(&f, 42);
+	check(conn->has_sink_status && lg_sink_status_locked(&conn->sink_status));
+	check_int_eq(conn->state, LG_LINK_GOOD);
+	check_int_eq(f.h.n_fallbacks, 0);
+	replay_bed_finish(&f);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained);
 	run_test(test_pruned_mode_falls_back_in_place);
@@ -515,5 +546,6 @@ int main(void) {
 	run_test(test_dpcd_short_read);
 	run_test(test_dpcd_malformed);
 	run_test(test_dpcd_reply_ends);
+	run_test(test_dark_link_retrained);
 	return test_failures == 0 ? 0 : 1;
 }

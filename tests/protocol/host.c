@@ -4,11 +4,12 @@
  * simulated link, and the protocol server. No rendering, no input.
  *
  *   lg-protocol-host --sim SCENARIO [--allow-retry] [--allow-reload]
- *       [--settle-ms MS] [--sandboxed CMD] [--description TEXT]
+ *       [--settle-ms MS] [--sink-ms MS] [--sandboxed CMD] [--description TEXT]
  *
  * --allow-retry   every client but sandboxed ones may retry
  * --allow-reload  every client but sandboxed ones may reload the
  *                 configuration (else none may: the denied path)
+ * --sink-ms MS    the sink's DPCD read every MS, a dark link after MS
  * --sandboxed CMD runs CMD as a client connected through WAYLAND_SOCKET and
  *                 treats it as sandboxed: it neither sees the global nor
  *                 may retry (what a compositor does for security-context
@@ -146,6 +147,7 @@ int main(int argc, char *argv[]) {
 		{ "settle-ms", required_argument, NULL, 'm' },
 		{ "sandboxed", required_argument, NULL, 'x' },
 		{ "description", required_argument, NULL, 'd' },
+		{ "sink-ms", required_argument, NULL, 'k' },
 		{ 0 },
 	};
 	const char *scenario = NULL, *sandboxed_cmd = NULL;
@@ -170,6 +172,10 @@ int main(int argc, char *argv[]) {
 		case 'x':
 			sandboxed_cmd = optarg;
 			break;
+		case 'k':
+			lg_options.sink_poll_ms = (uint32_t)atoi(optarg);
+			lg_options.sink_settle_ms = lg_options.sink_poll_ms;
+			break;
 		case 'd':
 			host.description = optarg;
 			break;
@@ -179,7 +185,8 @@ int main(int argc, char *argv[]) {
 	}
 	if (scenario == NULL) {
 		fprintf(stderr, "usage: %s --sim SCENARIO [--allow-retry] [--allow-reload] "
-			"[--settle-ms MS] [--sandboxed CMD] [--description TEXT]\n", argv[0]);
+			"[--settle-ms MS] [--sink-ms MS] [--sandboxed CMD] "
+			"[--description TEXT]\n", argv[0]);
 		return EXIT_FAILURE;
 	}
 	setvbuf(stderr, NULL, _IOLBF, 0);

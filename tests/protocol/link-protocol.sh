@@ -10,8 +10,8 @@
 #   link-protocol.sh TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR NOTIFYD
 #
 # TEST is one of: events, versions, skipped, linkctl-list, linkctl-watch,
-# linkctl-text, retry, misuse, security, reload, waybar, notify-bus, notify. Each
-# starts its own compositor in a private XDG_RUNTIME_DIR (and
+# linkctl-text, retry, misuse, security, reload, sink, waybar, notify-bus,
+# notify. Each starts its own compositor in a private XDG_RUNTIME_DIR (and
 # XDG_STATE_HOME). NOTIFYD is lg-notifyd, a notification daemon that
 # records what it is asked.
 set -u
@@ -149,10 +149,11 @@ assert len(v1) >= 5, "too few batches: %r" % v1
 skipped = lambda e: len(e) > 1 and e[1].startswith("skipped_mode")
 incident = lambda e: len(e) > 1 and e[1].startswith("incident")
 setting = lambda e: len(e) > 1 and e[1] == "setting"
-assert not any(skipped(e) or incident(e) or setting(e) for b in v1 for e in b), \
-    "version 1 got skipped modes, incidents or settings"
-assert not any(incident(e) or setting(e) for b in v2 for e in b), \
-    "version 2 got incidents or settings"
+sink = lambda e: len(e) > 1 and e[1] == "sink_status"
+assert not any(skipped(e) or incident(e) or setting(e) or sink(e) for b in v1 for e in b), \
+    "version 1 got skipped modes, incidents, settings or the sink"
+assert not any(incident(e) or setting(e) or sink(e) for b in v2 for e in b), \
+    "version 2 got incidents, settings or the sink"
 # Version 2: the initial batch says nothing is skipped; after the drop 4K60
 # is, since it failed a moment ago.
 assert ["c0", "skipped_modes_reset"] in v2[0], v2[0]
@@ -188,9 +189,10 @@ assert [e[2] for e in settings] == ["policy", "min-refresh", "min-resolution",
     "flap-count", "flap-window", "recover", "allow-retry"], settings
 assert all(e[0] == "c0" and e[4:] == ["0", "-"] for e in settings), settings
 assert not any(setting(e) for b in v3[1:] for e in b), "settings after the first batch"
-both = lambda e: incident(e) or setting(e)
+both = lambda e: incident(e) or setting(e) or sink(e)
 assert without(v3, both) == v2, \
-    "version 3 minus incidents and settings differs from version 2:\n%r\n%r" % (without(v3, both), v2)
+    "version 3 minus incidents, settings and the sink differs from version 2:\n%r\n%r" % (
+        without(v3, both), v2)
 print("ok: %d batches for version 1; version 2 the same plus the skipped modes "
       "(%d batches); version 3 the same plus the incidents and settings (%d batches)"
       % (len(v1), len(v2), len(v3)))
@@ -471,6 +473,86 @@ test_misuse() {
 	stop_host
 }
 
+# The monitor's view (version 3): a dark link with link-status GOOD, found
+# through the sink's DPCD and stepped down (reason sink_unlocked, sent to
+# version 1 and 2 clients as known_bad), then symbol errors above the
+# threshold (link_errors); linkctl shows the trained link and the sink.
+test_sink() {
+	start_host dark-link.scn --settle-ms 100 --sink-ms 200
+	for v in 1 2 3; do
+		timeout 20 "$probe" --version "$v" events 7.5 >"$dir/v$v.txt" &
+		eval "probe_$v=\$!"
+	done
+	for v in 1 2 3; do
+		eval "wait \$probe_$v" || fail "version $v probe failed"
+	done
+	timeout 5 "$linkctl" --json >"$dir/list.json" 2>"$dir/list.err" ||
+		fail "linkctl --json failed: $(cat "$dir/list.err")"
+	timeout 5 "$linkctl" >"$dir/list.txt" || fail "linkctl failed"
+	wait_for_log 'DP-1: symbol errors per minute' 5
+	python3 - "$dir" <<'PY' || fail "sink events wrong: $(cat "$dir/v3.txt")"
+import json, sys
+d = sys.argv[1]
+def batches(v):
+    out, cur = [], []
+    for line in open("%s/v%d.txt" % (d, v)):
+        e = line.split()
+        if e == ["done"]:
+            out.append(cur); cur = []
+        else:
+            cur.append(e)
+    return out
+b = {v: batches(v) for v in (1, 2, 3)}
+fallbacks = {v: [e for x in b[v] for e in x if e[1:2] == ["fallback"]] for v in b}
+for v in (1, 2, 3):
+    assert len(fallbacks[v]) == 2, "version %d fallbacks: %r" % (v, fallbacks[v])
+    assert [e[3:5] for e in fallbacks[v]] == [["3840", "2160"], ["3840", "2160"]], fallbacks[v]
+    assert [e[6:8] for e in fallbacks[v]] == [["3840", "2160"], ["2560", "1440"]], fallbacks[v]
+# sink_unlocked (4) for version 3; known_bad (2) before.
+assert [e[2] for e in fallbacks[3]] == ["4", "4"], fallbacks[3]
+assert [e[2] for e in fallbacks[1]] == ["2", "2"] == [e[2] for e in fallbacks[2]]
+sink = lambda e: e[1:2] == ["sink_status"]
+assert not any(sink(e) for v in (1, 2) for x in b[v] for e in x), "sink_status below version 3"
+statuses = [e for x in b[3] for e in x if sink(e)]
+READABLE, ALIGNED, IN_SYNC, ERRORS = 1, 2, 4, 16
+# Locked, then the dark link seen (readable, nothing locked) after it was,
+# and the errors at the end: 4 lanes counted, above HBR's 162 a minute.
+locked = [i for i, e in enumerate(statuses) if e[3] == "15"]
+assert locked and int(statuses[locked[0]][2]) & READABLE, statuses
+assert any(int(e[2]) & READABLE and e[3] == "0" for e in statuses[locked[0]:]), statuses
+last = statuses[-1]
+assert int(last[2]) == READABLE | ALIGNED | IN_SYNC | ERRORS, last
+assert len(last) == 8 and all(int(r) > 162 for r in last[4:]), last
+# Version 3 without its sink_status events (and its incidents and
+# settings) and with the old reasons is version 2; version 2 without
+# skipped modes is version 1.
+others = lambda e: e[1:2] == ["setting"] or e[1].startswith("incident")
+v3 = [[e if e[1:2] != ["fallback"] else e[:2] + ["2"] + e[3:] for e in x
+       if not sink(e) and not others(e)] for x in b[3]]
+v2 = [[e for e in x if not e[1].startswith("skipped_mode")] for x in b[2]]
+strip = lambda bs: [x for x in bs if x]
+assert strip(v3) == strip(b[2]), "version 3 minus the sink differs from version 2"
+assert strip(v2) == strip(b[1]), "version 2 minus skipped modes differs from version 1"
+doc = json.load(open(d + "/list.json"))
+c = doc["connectors"][0]
+assert c["link"] == {"lanes": 4, "rate_mbps": 2700}, c["link"]
+assert c["last_fallback"]["reason"] == "sink-unlocked", c["last_fallback"]
+s = c["sink"]
+assert s["readable"] and s["decoded"] and s["aligned"] and s["in_sync"], s
+assert s["lanes_locked"] == [True] * 4 and s["link_errors"], s
+assert len(s["error_rates"]) == 4 and all(r > 162 for r in s["error_rates"]), s
+print("ok: versions 1-3 side by side; sink %s" % json.dumps(s))
+PY
+	grep -q '^  Link: 4 lanes at 2700 Mbit/s$' "$dir/list.txt" ||
+		fail "no trained link in the listing: $(cat "$dir/list.txt")"
+	grep -Eq '^  Sink: 4 of 4 lanes locked, aligned, in sync; symbol errors a minute per lane:( [0-9]+){4} \(above the threshold: link-errors\)$' \
+		"$dir/list.txt" || fail "no sink in the listing: $(cat "$dir/list.txt")"
+	grep -q 'Last fallback: 3840x2160 px, 30.000 Hz -> 2560x1440 px, 59.951 Hz (sink-unlocked)' \
+		"$dir/list.txt" || fail "no sink-unlocked fallback: $(cat "$dir/list.txt")"
+	ok "linkctl: the trained link, the sink's lock and errors"
+	stop_host
+}
+
 test_security() {
 	start_host steady.scn --allow-retry \
 		--sandboxed "$linkctl >$dir/sandboxed.out 2>&1; echo \$? >$dir/sandboxed.status"
@@ -697,6 +779,7 @@ retry) use_host; test_retry ;;
 misuse) use_host; test_misuse ;;
 security) use_host; test_security ;;
 reload) use_host; test_reload ;;
+sink) use_host; test_sink ;;
 waybar) use_host; test_waybar ;;
 notify-bus) use_host; test_notify_bus ;;
 notify) use_host; test_notify ;;

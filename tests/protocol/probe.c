@@ -147,6 +147,20 @@ static void on_setting(void *data, struct zlg_link_connector_v1 *proxy,
 	EVENT("setting %s %s %u %s", key, value, source, origin[0] != '\0' ? origin : "-");
 }
 
+static void on_sink_status(void *data, struct zlg_link_connector_v1 *proxy,
+		uint32_t flags, uint32_t locked, struct wl_array *rates) {
+	char list[64] = "";
+	size_t len = 0;
+	const uint32_t *rate;
+	wl_array_for_each(rate, rates) {
+		len += (size_t)snprintf(list + len, sizeof(list) - len, " %u", *rate);
+		if (len >= sizeof(list)) {
+			break;
+		}
+	}
+	EVENT("sink_status %u %u%s", flags, locked, list);
+}
+
 static const struct zlg_link_connector_v1_listener connector_listener = {
 	.name = on_name,
 	.description = on_description,
@@ -165,6 +179,7 @@ static const struct zlg_link_connector_v1_listener connector_listener = {
 	.incidents_reset = on_incidents_reset,
 	.incident = on_incident,
 	.setting = on_setting,
+	.sink_status = on_sink_status,
 };
 
 static void on_connector(void *data, struct zlg_link_manager_v1 *manager,
