@@ -24,6 +24,16 @@ static void fast_options(struct lg_options *options) {
 	options->sink_settle_ms = 300;
 }
 
+/* Runs scenario from its start; DP-1's connector, or NULL (a failure). */
+static struct harness_connector *run(struct harness *h,
+		const struct lg_options *options, const char *scenario, int linger_ms) {
+	check(harness_init(h, options));
+	check(harness_run(h, scenario, linger_ms));
+	struct harness_connector *hc = harness_connector(h, "DP-1");
+	check(hc != NULL);
+	return hc;
+}
+
 static bool sink_locked(const struct lg_connector *conn) {
 	return conn->has_sink_status && lg_sink_status_locked(&conn->sink_status);
 }
@@ -33,12 +43,9 @@ static void test_dark_link_retrained_in_place(void) {
 	struct lg_options options;
 	fast_options(&options);
 	struct harness h;
-	check(harness_init(&h, &options));
-	check(harness_run(&h,
+	struct harness_connector *hc = run(&h, &options,
 		"0 plug DP-1 4k60\n"
-		"500ms dark DP-1\n", 1500));
-	struct harness_connector *hc = harness_connector(&h, "DP-1");
-	check(hc != NULL);
+		"500ms dark DP-1\n", 1500);
 	if (hc != NULL) {
 		const enum lg_link_state want[] = { GOOD, BAD, RETRAINING, GOOD };
 		check(harness_states_were(hc, want, 4));
@@ -79,12 +86,9 @@ static void test_dark_again_steps_down(void) {
 	struct lg_options options;
 	fast_options(&options);
 	struct harness h;
-	check(harness_init(&h, &options));
-	check(harness_run(&h,
+	struct harness_connector *hc = run(&h, &options,
 		"0 plug DP-1 4k60\n"
-		"500ms dark DP-1 hbr\n", 4000));
-	struct harness_connector *hc = harness_connector(&h, "DP-1");
-	check(hc != NULL);
+		"500ms dark DP-1 hbr\n", 4000);
 	if (hc != NULL) {
 		check(harness_state_seen(hc, BAD));
 		check_int_eq(hc->conn->state, DEGRADED);
@@ -111,14 +115,11 @@ static void test_slowly_degrading_cable_is_reported(void) {
 	struct lg_options options;
 	fast_options(&options);
 	struct harness h;
-	check(harness_init(&h, &options));
-	check(harness_run(&h,
+	struct harness_connector *hc = run(&h, &options,
 		"0 plug DP-1 4k60\n"
 		"300ms errors DP-1 50\n"
 		"800ms errors DP-1 200\n"
-		"1800ms errors DP-1 100000\n", 0));
-	struct harness_connector *hc = harness_connector(&h, "DP-1");
-	check(hc != NULL);
+		"1800ms errors DP-1 100000\n", 0);
 	if (hc == NULL) {
 		harness_finish(&h);
 		return;
@@ -148,12 +149,9 @@ static void test_errors_step_down(void) {
 	fast_options(&options);
 	options.link_errors_step_down = true;
 	struct harness h;
-	check(harness_init(&h, &options));
-	check(harness_run(&h,
+	struct harness_connector *hc = run(&h, &options,
 		"0 plug DP-1 4k60\n"
-		"300ms errors DP-1 100000\n", 2000));
-	struct harness_connector *hc = harness_connector(&h, "DP-1");
-	check(hc != NULL);
+		"300ms errors DP-1 100000\n", 2000);
 	if (hc != NULL) {
 		// 4K30 still trains at HBR2, where the errors are: 1440p60.
 		check(harness_mode_is(&hc->conn->current, 2560, 1440, 60));
@@ -172,12 +170,9 @@ static void test_dark_link_reported_only_without_recovery(void) {
 	fast_options(&options);
 	options.recover = false;
 	struct harness h;
-	check(harness_init(&h, &options));
-	check(harness_run(&h,
+	struct harness_connector *hc = run(&h, &options,
 		"0 plug DP-1 4k60\n"
-		"300ms dark DP-1\n", 1000));
-	struct harness_connector *hc = harness_connector(&h, "DP-1");
-	check(hc != NULL);
+		"300ms dark DP-1\n", 1000);
 	if (hc != NULL) {
 		check(hc->conn->has_sink_status);
 		check(!lg_sink_status_locked(&hc->conn->sink_status));
