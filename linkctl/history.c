@@ -9,7 +9,8 @@
 
 static const char *const reason_names[] = {
 	"mode-pruned", "test-failed", "known-bad", "flapping", "link-bad",
-	"no-modes", "all-rejected", "probe-failed", "retry",
+	"no-modes", "all-rejected", "probe-failed", "retry", "sink-unlocked",
+	"link-errors",
 };
 static const char *const outcome_names[] = {
 	"retrained", "restored", "degraded", "held", "failed", "gone",

@@ -51,7 +51,8 @@
  *   INCIDENT = { "time": SECONDS since the epoch, when it began,
  *     "outcome": "retrained"|"restored"|"degraded"|"held"|"failed"|"gone",
  *     "reason": "mode-pruned"|"test-failed"|"known-bad"|"flapping"|
- *       "link-bad"|"no-modes"|"all-rejected"|"probe-failed"|"retry",
+ *       "link-bad"|"no-modes"|"all-rejected"|"probe-failed"|"retry"|
+ *       "sink-unlocked"|"link-errors",
  *     "mode_before": MODE|null, "mode_after": MODE|null,
  *     "link_before": LINK|null, "link_after": LINK|null,
  *     "duration_ms": INT }

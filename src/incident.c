@@ -51,6 +51,7 @@ static void ensure_open(struct lg_connector *conn, bool link_bad) {
 		return;
 	}
 	open_incident(conn, incidents->retrying ? LG_INCIDENT_RETRY :
+		incidents->unlocked ? LG_INCIDENT_SINK_UNLOCKED :
 		link_bad ? LG_INCIDENT_LINK_BAD : incidents->last_reason);
 }
 
@@ -78,8 +79,22 @@ static enum lg_incident_reason failure_reason(enum lg_failure failure) {
 		return LG_INCIDENT_ALL_REJECTED;
 	case LG_FAILURE_PROBE:
 		return LG_INCIDENT_PROBE_FAILED;
+	case LG_FAILURE_NONE_LOWER:
+		return LG_INCIDENT_SINK_UNLOCKED;
 	}
 	return LG_INCIDENT_ALL_REJECTED;
+}
+
+/* The fallback reasons after the first four have values of their own here. */
+static enum lg_incident_reason fallback_incident(enum lg_fallback_reason reason) {
+	switch (reason) {
+	case LG_FALLBACK_SINK_UNLOCKED:
+		return LG_INCIDENT_SINK_UNLOCKED;
+	case LG_FALLBACK_LINK_ERRORS:
+		return LG_INCIDENT_LINK_ERRORS;
+	default:
+		return (enum lg_incident_reason)reason;
+	}
 }
 
 void incident_report(struct lg_connector *conn, const struct lg_action *action) {
@@ -92,7 +107,7 @@ void incident_report(struct lg_connector *conn, const struct lg_action *action) 
 		return;
 	case LG_ACTION_FALLBACK:
 		ensure_open(conn, false);
-		incidents->pending.reason = (enum lg_incident_reason)action->reason;
+		incidents->pending.reason = fallback_incident(action->reason);
 		return;
 	case LG_ACTION_FLAPPING:
 		ensure_open(conn, false);

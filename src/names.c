@@ -60,6 +60,10 @@ const char *lg_incident_reason_name(enum lg_incident_reason reason) {
 		return "probe-failed";
 	case LG_INCIDENT_RETRY:
 		return "retry";
+	case LG_INCIDENT_SINK_UNLOCKED:
+		return "sink-unlocked";
+	case LG_INCIDENT_LINK_ERRORS:
+		return "link-errors";
 	}
 	return "unknown";
 }

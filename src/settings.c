@@ -234,6 +234,8 @@ static const struct setting_key keys[] = {
 	{ "flap-window", &type_duration, OPTION(flap_window_ms), 100, 3600000 },
 	{ "recover", &type_bool, OPTION(recover), 0, 0 },
 	{ "allow-retry", &type_bool, OPTION(allow_retry), 0, 0 },
+	{ "link-errors-per-min", &type_count, OPTION(link_errors_per_min), 0, 1000000 },
+	{ "link-errors-step-down", &type_bool, OPTION(link_errors_step_down), 0, 0 },
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))

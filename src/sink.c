@@ -187,7 +187,10 @@ static uint32_t watch_lock(struct lg_connector *conn, uint64_t now) {
 		(unsigned long long)unlocked, status->lanes_locked, status->link.lanes,
 		status->aligned ? "" : "not ");
 	sink->unlocked_since_ms = 0;
+	struct lg_incidents *incidents = recovery_incidents(conn);
+	incidents->unlocked = true;
 	recovery_feed(conn, LG_MACHINE_SINK_UNLOCKED);
+	incidents->unlocked = false;
 	return options->sink_poll_ms;
 }
 

@@ -295,6 +295,13 @@ static void test_values(void) {
 		{ "recover", "0", "off" },
 		{ "recover", "maybe", NULL },
 		{ "allow-retry", "true", "on" },
+		{ "link-errors-per-min", "0", "0" },
+		{ "link-errors-per-min", "1000000", "1000000" },
+		{ "link-errors-per-min", "1000001", NULL },
+		{ "link-errors-per-min", "324.5", NULL },
+		{ "link-errors-per-min", "-1", NULL },
+		{ "link-errors-step-down", "yes", "on" },
+		{ "link-errors-step-down", "sometimes", NULL },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct setting_key *key = setting_key_find(cases[i].key);

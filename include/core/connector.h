@@ -72,6 +72,7 @@ struct lg_incidents {
 	struct lg_history history;
 	bool open;
 	bool retrying; // inside a client's retry
+	bool unlocked; // inside the sink monitor's report of a dark link
 	bool restored; // the machine reported the requested mode back
 	struct lg_incident pending;
 	uint64_t opened_ms;

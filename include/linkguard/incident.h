@@ -23,6 +23,8 @@ enum lg_incident_reason {
 	LG_INCIDENT_ALL_REJECTED, // no listed mode passed its test and commit
 	LG_INCIDENT_PROBE_FAILED, // the forced probe failed
 	LG_INCIDENT_RETRY, // a client asked for the requested mode
+	LG_INCIDENT_SINK_UNLOCKED, // the sink lost lock, link-status GOOD
+	LG_INCIDENT_LINK_ERRORS, // symbol errors above the threshold: a step down
 };
 
 /** How an incident ended: where the connector was left. */
