@@ -513,6 +513,7 @@ for v in (1, 2, 3):
 assert [e[2] for e in fallbacks[3]] == ["4", "4"], fallbacks[3]
 assert [e[2] for e in fallbacks[1]] == ["2", "2"] == [e[2] for e in fallbacks[2]]
 sink = lambda e: e[1:2] == ["sink_status"]
+incident = lambda e: len(e) > 1 and e[1].startswith("incident")
 assert not any(sink(e) for v in (1, 2) for x in b[v] for e in x), "sink_status below version 3"
 statuses = [e for x in b[3] for e in x if sink(e)]
 READABLE, ALIGNED, IN_SYNC, ERRORS = 1, 2, 4, 16
@@ -524,6 +525,9 @@ assert any(int(e[2]) & READABLE and e[3] == "0" for e in statuses[locked[0]:]), 
 last = statuses[-1]
 assert int(last[2]) == READABLE | ALIGNED | IN_SYNC | ERRORS, last
 assert len(last) == 8 and all(int(r) > 162 for r in last[4:]), last
+# The incidents: two steps down for a dark link, sink-unlocked (9).
+incidents = [e for x in b[3] for e in x if e[1:2] == ["incident"]]
+assert incidents and all(e[2] == "9" for e in incidents), incidents
 # Version 3 without its sink_status events (and its incidents and
 # settings) and with the old reasons is version 2; version 2 without
 # skipped modes is version 1.
