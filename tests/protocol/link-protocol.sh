@@ -491,6 +491,8 @@ test_sink() {
 		fail "linkctl --json failed: $(cat "$dir/list.err")"
 	timeout 5 "$linkctl" >"$dir/list.txt" || fail "linkctl failed"
 	wait_for_log 'DP-1: symbol errors per minute' 5
+	grep -Eq 'DP-1: the sink has lost the link for [0-9]+ ms with link-status GOOD' "$log" ||
+		fail "the dark link was not seen"
 	python3 - "$dir" <<'PY' || fail "sink events wrong: $(cat "$dir/v3.txt")"
 import json, sys
 d = sys.argv[1]
@@ -517,11 +519,10 @@ incident = lambda e: len(e) > 1 and e[1].startswith("incident")
 assert not any(sink(e) for v in (1, 2) for x in b[v] for e in x), "sink_status below version 3"
 statuses = [e for x in b[3] for e in x if sink(e)]
 READABLE, ALIGNED, IN_SYNC, ERRORS = 1, 2, 4, 16
-# Locked, then the dark link seen (readable, nothing locked) after it was,
-# and the errors at the end: 4 lanes counted, above HBR's 162 a minute.
-locked = [i for i, e in enumerate(statuses) if e[3] == "15"]
-assert locked and int(statuses[locked[0]][2]) & READABLE, statuses
-assert any(int(e[2]) & READABLE and e[3] == "0" for e in statuses[locked[0]:]), statuses
+# Locked (the dark spells may come before a slow client binds: the log
+# says they were seen), and the errors at the end: 4 lanes counted, above
+# HBR's 162 a minute.
+assert any(int(e[2]) & READABLE and e[3] == "15" for e in statuses), statuses
 last = statuses[-1]
 assert int(last[2]) == READABLE | ALIGNED | IN_SYNC | ERRORS, last
 assert len(last) == 8 and all(int(r) > 162 for r in last[4:]), last
