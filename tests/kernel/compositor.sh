@@ -51,10 +51,12 @@ stop_compositor() {
 
 # --- 3. with linkguard
 start_compositor
+wait_for_dpcd_link "4096x2160@60 set" 30
 failures_begin "example (wlroots $wlroots) + linkguard" 1
 fail_lowered "lowered to 300 MHz, mode pruned" 300000
 grep -q "$name: fallback 4096x2160@60.000 -> .* (mode-pruned)" "$log" ||
 	fail "no mode-pruned fallback in the log"
+wait_for_dpcd_link "fallback to $(kernel 4)" 30
 aux_idle 60
 listing=$("$linkctl")
 echo "$listing" | sed 's/^/    linkctl: /'
@@ -79,6 +81,12 @@ fail_lowered "link fails, the mode still fits" 0
 	fail "linkguard probed although the same mode passed its test"
 ok "same mode still fits: retrained in place without a probe"
 
+# The sink goes dark with link-status GOOD and no uevent (i915 out of
+# fallbacks, amdgpu retraining in silence): only its DPCD tells.
+dark_known_issue="a commit of the mode that runs, link-status already GOOD, is no modeset to the kernel (drm_atomic_crtc_needs_modeset() is false: the MODE_ID blob is equal, link-status unchanged): the link is not retrained"
+fail_dark "the sink goes dark, link-status Good"
+fail_dark "dark, the sink holds HBR at most" 2700
+
 # A bare HOTPLUG=1 (older kernels): every connector's link-status is read.
 # Meanwhile every AUX transfer fails: linkguard says so once and recovers
 # as without DPCD.
@@ -91,6 +99,10 @@ reads=$((($(sed -n "s/^$conn .* failed=\([0-9]*\)$/\1/p" "$aux_param") - failed)
 [ "$(grep -c "$name: DPCD read failed: Input/output error" "$log")" = 1 ] ||
 	fail "not one 'DPCD read failed' for $reads failed reads"
 ok "AUX failing: $reads failed DPCD read(s), one log line, recovered as without DPCD"
+
+# A cable that counts symbol errors: degraded, clients told, no modeset.
+fail_errors "symbol errors, 6000 a minute a lane" 100
+echo "$listing" | sed 's/^/    linkctl: /'
 stop_compositor
 
 
@@ -103,6 +115,7 @@ fail_lowered "lowered again to 150 MHz (cascade)" 150000
 fail_unplugged "unplugged during recovery"
 fail_replugged "replugged, cap lifted"
 fail_lowered "link fails, the mode still fits" 0
+fail_dark "the sink goes dark, link-status Good"
 stop_compositor
 trigger cap "$conn" 0
 
