@@ -195,10 +195,15 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	sink_modeset(conn);
 	if (!conn->output->enabled) {
 		conn->has_current = false;
+		if (conn->impl->mode_committed != NULL) {
+			conn->impl->mode_committed(conn, NULL);
+		}
 		if (!conn->committing) {
 			recovery_feed(conn, LG_MACHINE_OUTPUT_DISABLED);
 		}
-		connector_changed(conn);
+		if (!conn->relighting) {
+			connector_changed(conn);
+		}
 		return;
 	}
 

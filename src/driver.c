@@ -1,5 +1,11 @@
 #include <core/driver.h>
 
+bool lg_driver_commit_retrains(const struct lg_mode *current,
+		const struct lg_mode *mode, enum lg_link_status status) {
+	return current == NULL || !lg_mode_same_timing(current, mode) ||
+		status == LG_LINK_STATUS_BAD;
+}
+
 void lg_driver_init(struct lg_driver *driver, const struct lg_machine_config *config,
 		const struct lg_driver_impl *impl, void *data) {
 	*driver = (struct lg_driver){ .impl = impl, .data = data };

@@ -85,6 +85,7 @@ static void cancel_timer(struct lg_machine *m, struct lg_actions *out) {
 
 static void end_plan(struct lg_machine *m) {
 	m->plan = MACHINE_PLAN_NONE;
+	m->plan_steps_down = false;
 	m->await = MACHINE_AWAIT_NONE;
 }
 
@@ -313,13 +314,13 @@ static uint32_t quiet_ms(const struct lg_machine *m) {
 }
 
 /*
- * The sink lost lock at the mode that ran, or counted errors there: only
- * modes that need less bandwidth (known-bad ones too, last), as the kernel
- * trains them at a lower rate.
+ * The sink lost lock again at the mode that ran, or counted errors there:
+ * only modes that need less bandwidth (known-bad ones too, last), as the
+ * kernel trains them at a lower rate. Not when the same mode's retrain
+ * itself failed: the sink did not show it cannot hold it.
  */
 static bool steps_down_only(const struct lg_machine *m) {
-	return (m->plan == MACHINE_PLAN_UNLOCKED || m->plan == MACHINE_PLAN_ERRORS) &&
-		m->plan_has_from;
+	return m->plan_steps_down && m->plan_has_from;
 }
 
 static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -428,6 +429,8 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		cancel_timer(m, out);
 	}
 	m->plan = plan;
+	m->plan_steps_down = plan == MACHINE_PLAN_ERRORS ||
+		(plan == MACHINE_PLAN_UNLOCKED && m->unlock_step_down);
 	if (plan != MACHINE_PLAN_UNLOCKED) {
 		m->unlock_step_down = false; // this plan's modeset answers it
 	}

@@ -110,15 +110,6 @@ bool recovery_commit_mode(struct lg_connector *conn, const struct lg_mode *mode)
 	return ok;
 }
 
-static bool recovery_commit(void *data, const struct lg_action *action) {
-	struct lg_connector *conn = data;
-	char buf[64];
-	lg_conn_log(conn, LG_INFO, "retraining at %s: %s",
-		lg_mode_format(&action->mode, buf, sizeof(buf)), action->why);
-	incident_commit(conn);
-	return recovery_commit_mode(conn, &action->mode);
-}
-
 static void disable_output(struct lg_connector *conn) {
 	struct wlr_output_state state;
 	wlr_output_state_init(&state);
@@ -127,6 +118,25 @@ static void disable_output(struct lg_connector *conn) {
 		lg_conn_log(conn, LG_ERROR, "failed to disable the output");
 	}
 	wlr_output_state_finish(&state);
+}
+
+static bool recovery_commit(void *data, const struct lg_action *action) {
+	struct lg_connector *conn = data;
+	char buf[64];
+	lg_conn_log(conn, LG_INFO, "retraining at %s: %s",
+		lg_mode_format(&action->mode, buf, sizeof(buf)), action->why);
+	incident_commit(conn);
+	const struct lg_mode *current = conn->output->enabled && conn->has_current ?
+		&conn->current : NULL;
+	if (!lg_driver_commit_retrains(current, &action->mode,
+			conn->impl->get_link_status(conn))) {
+		lg_conn_log(conn, LG_INFO, "%s runs with link-status GOOD: the kernel "
+			"would retrain nothing; the output goes off and on", buf);
+		conn->relighting = true;
+		disable_output(conn);
+		conn->relighting = false;
+	}
+	return recovery_commit_mode(conn, &action->mode);
 }
 
 static int handle_timer(void *data) {

@@ -15,7 +15,7 @@
 #include "test.h"
 
 /*
- * The longest sequences: 6 (12,204,240 sequences); the sanitizer legs, ten
+ * The longest sequences: 6 (17,895,696 sequences); the sanitizer legs, ten
  * times slower, ask for 5 with --depth 5.
  */
 #define MAX_DEPTH 6
@@ -43,6 +43,7 @@ enum letter {
 	REJECT, // the kernel's atomic check refuses every mode, or again takes them
 	USER_4K60, // the compositor sets 4K60 itself (a user's output command)
 	DARK, // the sink holds lock up to HBR only: link-status GOOD, no uevent
+	DARK_ONCE, // the sink loses lock once; a modeset regains it
 	ERRORS, // symbol errors above the threshold at the running rate and above
 	N_LETTERS,
 };
@@ -50,7 +51,7 @@ enum letter {
 static const char *const letter_names[] = {
 	"glitch", "cable-hbr", "cable-hbr2x2", "heal", "tick", "quiet",
 	"replug", "replug-stored", "retry", "commit-fails", "vt-switch", "reject",
-	"user-4k60", "dark", "errors",
+	"user-4k60", "dark", "dark-once", "errors",
 };
 
 static const struct lg_mode uhd60 = {
@@ -102,6 +103,9 @@ static void apply(struct world *w, enum letter letter) {
 		break;
 	case DARK:
 		world_lose_lock(w, 2700);
+		break;
+	case DARK_ONCE:
+		world_lose_lock(w, 0);
 		break;
 	case ERRORS:
 		world_set_errors(w, 100000);

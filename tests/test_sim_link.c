@@ -355,17 +355,49 @@ static void test_heal_before_the_retry_lets_it_train(void) {
 	check_int_eq(link.status, LG_LINK_STATUS_GOOD);
 }
 
-/* A user-space commit during the retry window is the second failure. */
-static void test_commit_during_retry_counts_as_second_failure(void) {
+/*
+ * A user-space modeset during the retry window is the second failure. The
+ * same mode committed again is none (link-status is still GOOD): only off
+ * and on again trains it.
+ */
+static void test_modeset_during_retry_counts_as_second_failure(void) {
 	struct sim_link link = plugged("1440p144");
 	set_cable(&link, DP_RATE_HBR, 0, SIM_UNCHANGED);
 	const struct lg_mode *qhd144 = mode_at(&link, 2560, 1440, 144);
 	check_int_eq(sim_link_train(&link, qhd144), SIM_RETRY);
 	check_params(&link.params, 4, DP_RATE_HBR2); // 14.08 Gbit/s at 24 bpp
+	check_int_eq(sim_link_train(&link, qhd144), SIM_UNCHANGED);
+	check(link.retry_pending);
+	sim_link_off(&link);
 	check_int_eq(sim_link_train(&link, qhd144), SIM_LOWERED);
 	check_int_eq(sim_link_retry(&link), SIM_UNCHANGED); // superseded
 	check_params(&link.max, 4, DP_RATE_HBR);
 	check_int_eq(probed(&link), 4); // 1440p144, 1440p120 pruned
+}
+
+/*
+ * drm_atomic_crtc_needs_modeset(): a sink that lost lock is not retrained
+ * by its mode committed again while link-status is GOOD; by another mode,
+ * by off and on, or after BAD it is.
+ */
+static void test_same_mode_with_link_status_good_is_no_modeset(void) {
+	struct sim_link link = plugged("4k60");
+	const struct lg_mode *uhd60 = mode_at(&link, 3840, 2160, 60);
+	const struct lg_mode *uhd30 = mode_at(&link, 3840, 2160, 30);
+	check_int_eq(sim_link_train(&link, uhd60), SIM_TRAINED);
+	sim_link_lose_lock(&link, 0);
+	check_int_eq(sim_link_train(&link, uhd60), SIM_UNCHANGED);
+	check(!sim_link_sink_locked(&link));
+	sim_link_off(&link);
+	check(!link.trained);
+	check_int_eq(sim_link_train(&link, uhd60), SIM_TRAINED);
+	check(sim_link_sink_locked(&link));
+	sim_link_lose_lock(&link, 0);
+	check_int_eq(sim_link_train(&link, uhd30), SIM_TRAINED);
+	check(sim_link_sink_locked(&link));
+	check(sim_link_glitch(&link));
+	check_int_eq(sim_link_train(&link, uhd30), SIM_TRAINED);
+	check_int_eq(link.status, LG_LINK_STATUS_GOOD);
 }
 
 /* A link that ran fine goes BAD later: failure is asynchronous. */
@@ -673,7 +705,8 @@ int main(void) {
 	run_test(test_first_failure_retried_at_same_params_without_bad);
 	run_test(test_second_failure_lowers_from_the_failed_params);
 	run_test(test_heal_before_the_retry_lets_it_train);
-	run_test(test_commit_during_retry_counts_as_second_failure);
+	run_test(test_modeset_during_retry_counts_as_second_failure);
+	run_test(test_same_mode_with_link_status_good_is_no_modeset);
 	run_test(test_cable_degrading_under_a_running_link);
 	run_test(test_heal_does_not_raise_the_link_replug_does);
 	run_test(test_hbr2_x2_cable_under_4k60_walks_the_sst_ladder);

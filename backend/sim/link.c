@@ -25,6 +25,7 @@ void sim_link_plug(struct sim_link *link, const struct sim_sink *sink) {
 	link->params = (struct lg_link_params){0};
 	link->bpp = 0;
 	link->status = LG_LINK_STATUS_GOOD;
+	link->lit = false;
 	link->trained = false;
 	link->retry_pending = false;
 	link->failures = 0;
@@ -37,6 +38,7 @@ void sim_link_unplug(struct sim_link *link) {
 	link->params = (struct lg_link_params){0};
 	link->bpp = 0;
 	link->status = LG_LINK_STATUS_GOOD;
+	link->lit = false;
 	link->trained = false;
 	link->retry_pending = false;
 	link->failures = 0;
@@ -190,6 +192,15 @@ enum sim_train_result sim_link_train(struct sim_link *link,
 			link->name);
 		return SIM_SILENT;
 	}
+	if (link->lit && link->status == LG_LINK_STATUS_GOOD &&
+			lg_mode_equal(&link->mode, mode)) {
+		char buf[64];
+		lg_log(LG_INFO, "sim: %s: %s committed as it runs, link-status GOOD: "
+			"no modeset, nothing retrains", link->name,
+			lg_mode_format(mode, buf, sizeof(buf)));
+		return SIM_UNCHANGED;
+	}
+	link->lit = true;
 	link->mode = *mode;
 	link->retry_pending = false;
 	// The commit carries link-status GOOD: user space can only write GOOD.
@@ -207,6 +218,16 @@ enum sim_train_result sim_link_train(struct sim_link *link,
 	link->params = params;
 	link->bpp = bpp;
 	return attempt(link);
+}
+
+void sim_link_off(struct sim_link *link) {
+	if (!link->lit) {
+		return;
+	}
+	link->lit = false;
+	link->trained = false;
+	link->retry_pending = false;
+	lg_log(LG_INFO, "sim: %s: the CRTC is off; the link stops", link->name);
 }
 
 enum sim_train_result sim_link_retry(struct sim_link *link) {

@@ -163,10 +163,18 @@ static void count_errors(struct sim_connector *sc) {
 
 static void sim_mode_committed(struct lg_connector *conn, const struct lg_mode *mode) {
 	struct sim_connector *sc = sim_connector_from_conn(conn);
-	// A training starts the sink's counters afresh.
 	count_errors(sc);
-	sc->errors_counted = 0;
-	handle_train_result(sc, sim_link_train(&sc->link, mode));
+	if (mode == NULL) {
+		sim_link_off(&sc->link);
+		return;
+	}
+	// A training starts the sink's counters afresh.
+	bool was_trained = sc->link.trained;
+	enum sim_train_result result = sim_link_train(&sc->link, mode);
+	if (result != SIM_UNCHANGED || !was_trained) {
+		sc->errors_counted = 0;
+	}
+	handle_train_result(sc, result);
 }
 
 /* The registers the sink shows, decoded as backend/drm decodes them. */

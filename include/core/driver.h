@@ -38,6 +38,17 @@ struct lg_driver {
 	struct lg_mode deferred;
 };
 
+/*
+ * Whether committing mode is a modeset to the kernel, which alone retrains
+ * a link: drm_atomic_crtc_needs_modeset() holds when the CRTC lights, the
+ * mode changes or link-status is written over BAD. The mode the output runs
+ * committed again with link-status GOOD (a link the sink lost without the
+ * driver noticing) is none; the driver turns the output off first.
+ * current is NULL when the output is off.
+ */
+bool lg_driver_commit_retrains(const struct lg_mode *current,
+	const struct lg_mode *mode, enum lg_link_status status);
+
 void lg_driver_init(struct lg_driver *driver, const struct lg_machine_config *config,
 	const struct lg_driver_impl *impl, void *data);
 void lg_driver_finish(struct lg_driver *driver);

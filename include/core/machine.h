@@ -171,6 +171,7 @@ struct lg_machine {
 	enum machine_await await;
 	struct lg_mode plan_from; // what ran when the plan began
 	bool plan_has_from;
+	bool plan_steps_down; // only modes that need less bandwidth than plan_from
 	bool plan_same_tested; // the same mode was tested (and failed)
 	bool plan_probed; // the list is fresh: candidates come from it
 	bool requested_rejected; // the requested mode failed its test in this plan

@@ -36,7 +36,10 @@ struct lg_connector_impl {
 	 * themselves (wlroots' headless backend accepts any custom mode).
 	 */
 	bool (*check_mode)(struct lg_connector *conn, const struct lg_mode *mode);
-	/* Called after every commit that set a mode or enabled the output. */
+	/*
+	 * Optional: called after every commit that set a mode, enabled or
+	 * disabled the output; mode is NULL when the output went off.
+	 */
 	void (*mode_committed)(struct lg_connector *conn, const struct lg_mode *mode);
 	/* Optional: current DisplayPort link parameters. */
 	bool (*get_link_params)(struct lg_connector *conn,

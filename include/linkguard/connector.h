@@ -78,6 +78,7 @@ struct lg_connector {
 	struct lg_recovery *recovery; // the state machine and its driver
 	struct lg_sink *sink; // the sink's DPCD reads
 	bool committing; // inside linkguard's own commit
+	bool relighting; // off for a moment, so that its mode retrains
 	bool has_recommended, has_last_placement;
 	float last_scale; // of the last output, offered to the next one
 	enum wl_output_transform last_transform;

@@ -32,6 +32,7 @@ struct sim_link {
 	struct lg_link_params params;
 	uint32_t bpp;
 	enum lg_link_status status;
+	bool lit; // the CRTC is on with mode: a commit of it again is no modeset
 	bool trained; // the link carries pixels
 	bool retry_pending; // the kernel retries at the same parameters
 	uint32_t failures; // consecutive failed trainings at params
@@ -76,11 +77,16 @@ bool sim_link_mode_valid(const struct sim_link *link, const struct lg_mode *mode
 bool sim_link_choose(const struct sim_link *link, const struct lg_mode *mode,
 	struct lg_link_params *params);
 /*
- * A modeset (committed with link-status GOOD): i915 chooses params within
- * max (i915.h) and trains them.
+ * A commit of mode with link-status GOOD. It is a modeset, and i915 chooses
+ * params within max (i915.h) and trains them, only where
+ * drm_atomic_crtc_needs_modeset() holds: the CRTC lights, the mode differs
+ * from the one it runs, or link-status was BAD. Otherwise SIM_UNCHANGED:
+ * nothing retrains.
  */
 enum sim_train_result sim_link_train(struct sim_link *link,
 	const struct lg_mode *mode);
+/* The CRTC goes off: the link stops, the sink loses it. */
+void sim_link_off(struct sim_link *link);
 /* The kernel's own retry after SIM_RETRY; SIM_UNCHANGED if none is due. */
 enum sim_train_result sim_link_retry(struct sim_link *link);
 /* The cable changed; a running link it can't hold retrains (and may lower). */

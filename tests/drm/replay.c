@@ -253,12 +253,26 @@ static uint32_t committed_clock(const struct replay_connector *rc) {
 
 /*
  * wlroots writes link-status GOOD with every modeset; the kernel trains the
- * link, and a training that fails sends BAD again from its worker.
+ * link, and a training that fails sends BAD again from its worker. Only
+ * where drm_atomic_crtc_needs_modeset() holds: the CRTC lit anew, another
+ * mode, or link-status written over BAD; the mode that runs committed again
+ * retrains nothing.
  */
 static void handle_commit(struct wl_listener *listener, void *data) {
 	struct replay_connector *rc = wl_container_of(listener, rc, commit);
 	const struct wlr_output_event_commit *event = data;
-	if (!event->state->allow_reconfiguration || !rc->output->enabled) {
+	struct wlr_output *output = rc->output;
+	if (!event->state->allow_reconfiguration) {
+		return;
+	}
+	bool modeset = !rc->lit || rc->link_status == LG_LINK_STATUS_BAD ||
+		rc->lit_width != output->width || rc->lit_height != output->height ||
+		rc->lit_refresh_mhz != output->refresh;
+	rc->lit = output->enabled;
+	rc->lit_width = output->width;
+	rc->lit_height = output->height;
+	rc->lit_refresh_mhz = output->refresh;
+	if (!output->enabled || !modeset) {
 		return;
 	}
 	rc->link_status = LG_LINK_STATUS_GOOD;

@@ -39,6 +39,8 @@ struct replay_connector {
 	uint32_t link_khz; // the highest pixel clock the link carries now
 	uint32_t cascade_khz; // nonzero: the next modeset above it fails again
 	struct wlr_output *output;
+	bool lit; // the CRTC is on at the mode below
+	int32_t lit_width, lit_height, lit_refresh_mhz;
 	char name[32]; // the first output's, as DRM names the connector
 	int forced_probes, recreates;
 	/* The sink's DPCD and how its AUX device answers. */

@@ -83,7 +83,6 @@ ok "same mode still fits: retrained in place without a probe"
 
 # The sink goes dark with link-status GOOD and no uevent (i915 out of
 # fallbacks, amdgpu retraining in silence): only its DPCD tells.
-dark_known_issue="a commit of the mode that runs, link-status already GOOD, is no modeset to the kernel (drm_atomic_crtc_needs_modeset() is false: the MODE_ID blob is equal, link-status unchanged): the link is not retrained"
 fail_dark "the sink goes dark, link-status Good"
 fail_dark "dark, the sink holds HBR at most" 2700
 

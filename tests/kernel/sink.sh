@@ -73,12 +73,12 @@ wait_for_dpcd_locked() {
 
 # fail_dark SCENARIO [MBPS]: the sink loses lock, link-status stays GOOD and
 # no uevent comes (lg-kernel-dpcd showed that of the trigger). With
-# linkguard the DPCD tells it: the same mode retrained in one modeset, or
-# with MBPS (the sink holds no faster rate) a mode that needs less
-# bandwidth, reason sink-unlocked; link-status Good, the same wl_output.
-# Stock wlroots hears nothing: the sink stays dark.
-# dark_known_issue (when set) says why the same mode is not retrained: the
-# sink must then have been answered by a sink-unlocked fallback.
+# linkguard the DPCD tells it: the same mode retrained, off and on (the mode
+# that runs committed again with link-status GOOD is no modeset to the
+# kernel: drm_atomic_crtc_needs_modeset() is false), two modesets; or with
+# MBPS (the sink holds no faster rate) a mode that needs less bandwidth,
+# reason sink-unlocked; link-status Good, the same wl_output. Stock wlroots
+# hears nothing: the sink stays dark.
 fail_dark() {
 	before=$(wl_output_globals)
 	was=$(kernel 4)
@@ -104,18 +104,12 @@ fail_dark() {
 	[ "$(kernel 2)" = good ] || fail "$variant: link-status is $(kernel 2) after recovery"
 	[ -n "$after" ] && [ "$after" = "$before" ] ||
 		fail "$variant: wl_output globals went from '$before' to '$after'"
-	if [ "${2:-0}" = 0 ] && [ -n "${dark_known_issue:-}" ]; then
-		! { [ "$now" = "$was" ] && [ "$(figure modesets)" = 1 ]; } ||
-			fail "$variant: $was retrained in one modeset: the known issue is gone, drop it ($dark_known_issue)"
-		grep -q "$name: retraining at ${was%@*}@.*: same mode passed its test" "$log" &&
-			grep -q "$name: fallback .* (sink-unlocked)" "$log" ||
-			fail "$variant: neither the same-mode retrain nor the sink-unlocked fallback in the log"
-		echo "known issue: $variant, $1: $now after $(figure modesets) modeset(s) in the kernel, not $was retrained: $dark_known_issue"
-		how="fallback to $now, reason sink-unlocked"
-	elif [ "${2:-0}" = 0 ]; then
-		[ "$now" = "$was" ] && [ "$(figure modesets)" = 1 ] ||
-			fail "$variant: $now after $(figure modesets) modesets; expected $was retrained in one ($figures)"
-		how="$now retrained in place, 1 modeset"
+	if [ "${2:-0}" = 0 ]; then
+		[ "$now" = "$was" ] && [ "$(figure modesets)" = 2 ] ||
+			fail "$variant: $now after $(figure modesets) modesets; expected $was retrained, off and on ($figures)"
+		grep -q "$name: .* runs with link-status GOOD: the kernel would retrain nothing; the output goes off and on" "$log" ||
+			fail "$variant: the retrain's off and on is not in the log"
+		how="$now retrained in place, off and on: 2 modesets"
 	else
 		grep -q "$name: fallback .* (sink-unlocked)" "$log" ||
 			fail "$variant: no sink-unlocked fallback in the log"

@@ -63,9 +63,39 @@ static void record_modeset(struct world *w) {
 	}
 }
 
+/* Whether the sink holds mode at the link i915 trains it at. */
+static bool holds(const struct world *w, const struct lg_mode *mode) {
+	uint32_t lock_max = w->link.lock_max_mbps;
+	struct lg_link_params params;
+	return sim_link_choose(&w->link, mode, &params) &&
+		(lock_max == 0 || params.rate_mbps <= lock_max);
+}
+
+/* Whether mode runs without symbol errors at the link i915 trains it at. */
+static bool clean(const struct world *w, const struct lg_mode *mode) {
+	struct lg_link_params params;
+	return w->link.errors_per_min == 0 ||
+		!sim_link_choose(&w->link, mode, &params) ||
+		params.rate_mbps < w->link.errors_min_mbps;
+}
+
+/* What P4 lets the machine avoid until a replug or retry: mode and above. */
+static void note_unheld(struct world *w, const struct lg_mode *mode) {
+	if (w->unheld_khz == 0 || mode->clock_khz < w->unheld_khz) {
+		w->unheld_khz = mode->clock_khz;
+	}
+}
+
 /* What the kernel does after a modeset trained the link. */
 static void train(struct world *w, const struct lg_mode *mode) {
 	switch (sim_link_train(&w->link, mode)) {
+	case SIM_TRAINED:
+		// Trained, yet the sink does not hold it: the evidence the
+		// machine may step down from (P4).
+		if (!holds(w, mode)) {
+			note_unheld(w, mode);
+		}
+		break;
 	case SIM_RETRY:
 		w->kernel_retry_at = w->now + 1;
 		break;
@@ -88,6 +118,11 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	}
 	if (w->has_current && lg_mode_equal(&w->current, mode)) {
 		w->same_mode_commits++;
+	}
+	// As src/recovery.c: off first where the commit would be no modeset.
+	if (!lg_driver_commit_retrains(w->enabled && w->has_current ? &w->current : NULL,
+			mode, w->link.status)) {
+		sim_link_off(&w->link);
 	}
 	w->current = *mode;
 	w->has_current = true;
@@ -113,13 +148,10 @@ static bool passes(const struct world *w, const struct lg_mode_list *list,
 	return false;
 }
 
-/* Whether the sink holds some mode of list at the link i915 trains it at. */
+/* Whether the sink holds some mode of list. */
 static bool holds_one(const struct world *w, const struct lg_mode_list *list) {
-	uint32_t lock_max = w->link.lock_max_mbps;
 	for (size_t i = 0; i < list->len; i++) {
-		struct lg_link_params params;
-		if (sim_link_choose(&w->link, &list->modes[i], &params) &&
-				(lock_max == 0 || params.rate_mbps <= lock_max)) {
+		if (holds(w, &list->modes[i])) {
 			return true;
 		}
 	}
@@ -182,6 +214,7 @@ static void world_act(void *data, const struct lg_action *action) {
 		}
 		w->enabled = false;
 		w->has_current = false;
+		sim_link_off(&w->link);
 		return;
 	case LG_ACTION_FLAPPING:
 		w->flapping_reports++;
@@ -340,6 +373,18 @@ void world_reject_all(struct world *w, bool on) {
 }
 
 void world_lose_lock(struct world *w, uint32_t above_mbps) {
+	// Dark again at the mode within the flap window, retrained or not:
+	// the spec lets the machine step down from it.
+	bool dark = w->link.trained && w->has_current && sim_link_sink_locked(&w->link);
+	if (dark && w->has_dark && lg_mode_equal(&w->dark_mode, &w->current) &&
+			w->now - w->dark_at <= w->config.flap_window_ms) {
+		note_unheld(w, &w->current);
+	}
+	if (dark) {
+		w->has_dark = true;
+		w->dark_mode = w->current;
+		w->dark_at = w->now;
+	}
 	sim_link_lose_lock(&w->link, above_mbps);
 	watch_sink(w);
 }
@@ -361,6 +406,7 @@ void world_unplug(struct world *w) {
 	sim_link_unplug(&w->link);
 	w->connected = false;
 	w->glitches = 0; // a replug is a new link: its flaps count afresh
+	w->unheld_khz = 0;
 	lg_mode_list_clear(&w->modes);
 	lg_mode_list_clear(&w->known_bad);
 	feed(w, LG_MACHINE_UNPLUG);
@@ -459,7 +505,10 @@ enum lg_retry_result world_retry(struct world *w) {
 	w->retry_result = LG_RETRY_UNAVAILABLE;
 	feed(w, LG_MACHINE_RETRY);
 	if (w->retry_result == LG_RETRY_COMMITTED) {
-		w->glitches = 0; // an explicit request starts the count afresh
+		// An explicit request starts the count afresh, and tries what
+		// the sink did not hold.
+		w->glitches = 0;
+		w->unheld_khz = 0;
 	}
 	return w->retry_result;
 }
@@ -474,6 +523,7 @@ void world_disable(struct world *w) {
 	}
 	w->enabled = false;
 	w->has_current = false;
+	sim_link_off(&w->link);
 	feed(w, LG_MACHINE_OUTPUT_DISABLED);
 }
 
@@ -522,6 +572,9 @@ static void run_due(struct world *w) {
 		w->health_at = WORLD_NEVER;
 		w->link_errors = errors_now(w);
 		w->verdict_mode = w->current;
+		if (w->link_errors && w->config.link_errors_step_down && w->has_current) {
+			note_unheld(w, &w->current);
+		}
 		feed(w, LG_MACHINE_LINK_HEALTH);
 	}
 }
@@ -609,10 +662,17 @@ void world_check_now(struct world *w) {
 		if (running >= 0) {
 			skipped.modes[running] = skipped.modes[--skipped.len];
 		}
-		// Nor what needs as much as a mode the sink did not hold.
-		uint32_t sink_ceiling = w->driver.machine.sink_ceiling_khz;
-		for (size_t i = 0; sink_ceiling != 0 && i < list.len; i++) {
-			if (list.modes[i].clock_khz >= sink_ceiling &&
+		// Nor what the sink cannot hold or sees errors at, nor what needs
+		// as much as a mode it did not hold when trained (the machine steps
+		// down from those until a replug or retry): the link's truth and
+		// the world's evidence, not the machine's own ceiling. A sink that
+		// lost lock once holds its mode again when retrained.
+		for (size_t i = 0; i < list.len; i++) {
+			const struct lg_mode *mode = &list.modes[i];
+			bool fine = holds(w, mode) &&
+				(!w->config.link_errors_step_down || clean(w, mode)) &&
+				(w->unheld_khz == 0 || mode->clock_khz < w->unheld_khz);
+			if (!fine &&
 					!lg_mode_equal(&list.modes[i], &w->current)) {
 				lg_mode_list_append(&skipped, &list.modes[i]);
 			}

@@ -59,6 +59,12 @@ struct world {
 	bool committed_in_run; // a commit succeeded in the current driver run
 	uint64_t glitch_at[16]; // BADs fed at an unchanged link since the last step down
 	uint32_t glitches;
+	// the lowest clock of a mode the sink did not hold, or erred at, right
+	// after it trained; 0: none since the last replug or retry
+	uint32_t unheld_khz;
+	bool has_dark; // the sink lost lock at dark_mode at dark_at
+	struct lg_mode dark_mode;
+	uint64_t dark_at;
 	uint32_t flapping_reports, fallbacks, failures, same_mode_commits;
 	bool trace; // every event and action on stderr
 	const char *violation;
