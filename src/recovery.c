@@ -120,6 +120,17 @@ static void disable_output(struct lg_connector *conn) {
 	wlr_output_state_finish(&state);
 }
 
+/* Off behind the compositor where the backend can, else through wlroots. */
+static void blank(struct lg_connector *conn) {
+	if (conn->impl->blank != NULL && conn->impl->blank(conn)) {
+		return;
+	}
+	lg_conn_log(conn, LG_INFO, "the output goes off and on instead");
+	conn->relighting = true;
+	disable_output(conn);
+	conn->relighting = false;
+}
+
 static bool recovery_commit(void *data, const struct lg_action *action) {
 	struct lg_connector *conn = data;
 	char buf[64];
@@ -131,10 +142,8 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 	if (!lg_driver_commit_retrains(current, &action->mode,
 			conn->impl->get_link_status(conn))) {
 		lg_conn_log(conn, LG_INFO, "%s runs with link-status GOOD: the kernel "
-			"would retrain nothing; the output goes off and on", buf);
-		conn->relighting = true;
-		disable_output(conn);
-		conn->relighting = false;
+			"would retrain nothing; its CRTC goes off first", buf);
+		blank(conn);
 	}
 	return recovery_commit_mode(conn, &action->mode);
 }

@@ -105,6 +105,11 @@ static bool drm_check_mode(struct lg_connector *conn, const struct lg_mode *mode
 	return dc->device->kms->test_mode(dc->device->kms_data, conn->output, info);
 }
 
+static bool drm_blank(struct lg_connector *conn) {
+	struct drm_connector *dc = drm_connector_from_conn(conn);
+	return dc->device->kms->blank(dc->device->kms_data, dc->id);
+}
+
 /*
  * The sink's DPCD. An I/O error is said once per streak: a sink asleep or
  * unplugged mid-read does not answer AUX, and the next read may.
@@ -185,6 +190,7 @@ static const struct lg_connector_impl drm_connector_impl = {
 	.probe = drm_probe,
 	.set_mode = drm_set_mode,
 	.check_mode = drm_check_mode,
+	.blank = drm_blank,
 	.get_sink_status = drm_get_sink_status,
 	.get_identity = drm_get_identity,
 	.destroy = drm_destroy,

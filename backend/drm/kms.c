@@ -1,7 +1,9 @@
 /*
  * kms_impl on a real DRM device: libdrm on the fd wlroots' DRM backend
- * opened. Reads only, and atomic checks through wlroots: the KMS state
- * belongs to wlroots, so nothing here commits on the fd itself.
+ * opened. Reads, and atomic checks through wlroots: the KMS state belongs
+ * to wlroots. The one write is blank's DPMS off, right before a commit of
+ * wlroots' that turns the CRTC on again, so that wlroots' view of it is
+ * true once more when the event loop runs.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +239,31 @@ static bool libdrm_test_mode(void *data, struct wlr_output *output,
 	return ok;
 }
 
+/*
+ * The legacy DPMS property: the atomic helpers turn it into ACTIVE=0 on the
+ * CRTC (drm_atomic_connector_commit_dpms()), a blocking commit that waits
+ * for a pending page flip. wlroots writes ACTIVE=1 with its next modeset.
+ */
+static bool libdrm_blank(void *data, uint32_t conn_id) {
+	struct kms_libdrm *kms = data;
+	drmModeConnector *conn = drmModeGetConnectorCurrent(kms->fd, conn_id);
+	if (conn == NULL) {
+		lg_log_errno(LG_ERROR, "drm: connector %u: cannot read it", conn_id);
+		return false;
+	}
+	uint32_t prop = find_prop(kms->fd, conn, "DPMS", &kms->dpms_prop);
+	drmModeFreeConnector(conn);
+	if (prop == 0) {
+		lg_log(LG_ERROR, "drm: connector %u has no DPMS property", conn_id);
+		return false;
+	}
+	if (drmModeConnectorSetProperty(kms->fd, conn_id, prop, DRM_MODE_DPMS_OFF) != 0) {
+		lg_log_errno(LG_ERROR, "drm: connector %u: DPMS off failed", conn_id);
+		return false;
+	}
+	return true;
+}
+
 const struct kms_impl kms_libdrm_impl = {
 	.read = libdrm_read,
 	.get_modes = libdrm_get_modes,
@@ -244,4 +271,5 @@ const struct kms_impl kms_libdrm_impl = {
 	.output_connector_id = libdrm_output_connector_id,
 	.set_mode = libdrm_set_mode,
 	.test_mode = libdrm_test_mode,
+	.blank = libdrm_blank,
 };

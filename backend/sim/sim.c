@@ -177,6 +177,14 @@ static void sim_mode_committed(struct lg_connector *conn, const struct lg_mode *
 	handle_train_result(sc, result);
 }
 
+/* As the kernel's DPMS off: the CRTC stops, the compositor hears nothing. */
+static bool sim_blank(struct lg_connector *conn) {
+	struct sim_connector *sc = sim_connector_from_conn(conn);
+	count_errors(sc);
+	sim_link_off(&sc->link);
+	return true;
+}
+
 /* The registers the sink shows, decoded as backend/drm decodes them. */
 static bool sim_get_sink_status(struct lg_connector *conn,
 		struct lg_sink_status *status) {
@@ -223,6 +231,7 @@ static const struct lg_connector_impl sim_connector_impl = {
 	.probe = sim_probe,
 	.set_mode = sim_set_mode,
 	.check_mode = sim_check_mode,
+	.blank = sim_blank,
 	.mode_committed = sim_mode_committed,
 	.get_link_params = sim_get_link_params,
 	.get_sink_status = sim_get_sink_status,

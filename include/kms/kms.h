@@ -56,6 +56,12 @@ struct kms_impl {
 	 */
 	bool (*test_mode)(void *data, struct wlr_output *output,
 		const drmModeModeInfo *info);
+	/*
+	 * Turns the connector's CRTC off (DPMS off), so that the commit of the
+	 * mode that runs, which follows at once, is a modeset that retrains
+	 * the link (drm_atomic_crtc_needs_modeset()).
+	 */
+	bool (*blank)(void *data, uint32_t conn_id);
 };
 
 void kms_modes_finish(struct kms_modes *modes);
@@ -66,9 +72,9 @@ struct lg_mode kms_mode_to_lg(const drmModeModeInfo *info);
 
 /* The libdrm implementation's data: one DRM device as wlroots opened it. */
 struct kms_libdrm {
-	int fd; // wlroots' fd: never closed, never committed on directly
+	int fd; // wlroots' fd: never closed; written only by blank
 	struct wlr_backend *backend; // the DRM backend driving fd
-	uint32_t link_status_prop, edid_prop; // property ids, found once
+	uint32_t link_status_prop, edid_prop, dpms_prop; // property ids, found once
 };
 
 extern const struct kms_impl kms_libdrm_impl;

@@ -37,6 +37,14 @@ struct lg_connector_impl {
 	 */
 	bool (*check_mode)(struct lg_connector *conn, const struct lg_mode *mode);
 	/*
+	 * Optional: turns the connector's CRTC off behind the compositor, so
+	 * that the commit of the mode that runs, which follows at once, is a
+	 * modeset (lg_driver_commit_retrains()). Without it, or when it
+	 * fails, the core turns the output off and on through wlroots, which
+	 * the compositor sees (some remove the wl_output global meanwhile).
+	 */
+	bool (*blank)(struct lg_connector *conn);
+	/*
 	 * Optional: called after every commit that set a mode, enabled or
 	 * disabled the output; mode is NULL when the output went off.
 	 */

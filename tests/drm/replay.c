@@ -208,6 +208,17 @@ const struct aux_impl replay_aux_impl = {
 	.close = replay_aux_close,
 };
 
+/* DPMS off: the CRTC stops; the compositor hears nothing of it. */
+static bool replay_blank(void *data, uint32_t conn_id) {
+	struct replay_connector *rc = find(data, conn_id);
+	if (rc == NULL || rc->blank_fails) {
+		return false;
+	}
+	rc->blanks++;
+	rc->lit = false;
+	return true;
+}
+
 const struct kms_impl replay_kms_impl = {
 	.read = replay_read,
 	.get_modes = replay_get_modes,
@@ -215,6 +226,7 @@ const struct kms_impl replay_kms_impl = {
 	.output_connector_id = replay_output_connector_id,
 	.set_mode = replay_set_mode,
 	.test_mode = replay_test_mode,
+	.blank = replay_blank,
 };
 
 static int handle_uevent_timer(void *data) {

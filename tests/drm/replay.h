@@ -40,6 +40,8 @@ struct replay_connector {
 	uint32_t cascade_khz; // nonzero: the next modeset above it fails again
 	struct wlr_output *output;
 	bool lit; // the CRTC is on at the mode below
+	bool blank_fails; // DPMS off fails (no DPMS property, not master)
+	int blanks; // DPMS offs
 	int32_t lit_width, lit_height, lit_refresh_mhz;
 	char name[32]; // the first output's, as DRM names the connector
 	int forced_probes, recreates;

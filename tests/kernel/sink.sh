@@ -73,9 +73,10 @@ wait_for_dpcd_locked() {
 
 # fail_dark SCENARIO [MBPS]: the sink loses lock, link-status stays GOOD and
 # no uevent comes (lg-kernel-dpcd showed that of the trigger). With
-# linkguard the DPCD tells it: the same mode retrained, off and on (the mode
-# that runs committed again with link-status GOOD is no modeset to the
-# kernel: drm_atomic_crtc_needs_modeset() is false), two modesets; or with
+# linkguard the DPCD tells it: the same mode retrained, its CRTC off (DPMS)
+# and on (the mode that runs committed again with link-status GOOD is no
+# modeset to the kernel: drm_atomic_crtc_needs_modeset() is false), two
+# modesets; or with
 # MBPS (the sink holds no faster rate) a mode that needs less bandwidth,
 # reason sink-unlocked; link-status Good, the same wl_output. Stock wlroots
 # hears nothing: the sink stays dark.
@@ -107,9 +108,11 @@ fail_dark() {
 	if [ "${2:-0}" = 0 ]; then
 		[ "$now" = "$was" ] && [ "$(figure modesets)" = 2 ] ||
 			fail "$variant: $now after $(figure modesets) modesets; expected $was retrained, off and on ($figures)"
-		grep -q "$name: .* runs with link-status GOOD: the kernel would retrain nothing; the output goes off and on" "$log" ||
-			fail "$variant: the retrain's off and on is not in the log"
-		how="$now retrained in place, off and on: 2 modesets"
+		grep -q "$name: .* runs with link-status GOOD: the kernel would retrain nothing; its CRTC goes off first" "$log" ||
+			fail "$variant: the retrain's DPMS off is not in the log"
+		! grep -q "$name: the output goes off and on instead" "$log" ||
+			fail "$variant: DPMS off failed: the output went off and on through wlroots"
+		how="$now retrained in place, its CRTC off and on: 2 modesets"
 	else
 		grep -q "$name: fallback .* (sink-unlocked)" "$log" ||
 			fail "$variant: no sink-unlocked fallback in the log"
