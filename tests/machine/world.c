@@ -503,12 +503,16 @@ void world_vt_switch(struct world *w) {
 
 enum lg_retry_result world_retry(struct world *w) {
 	w->retry_result = LG_RETRY_UNAVAILABLE;
+	// A committed retry tries what the sink did not hold: only what its
+	// own commit shows counts from here. A refused one forgets nothing.
+	uint32_t unheld = w->unheld_khz;
+	w->unheld_khz = 0;
 	feed(w, LG_MACHINE_RETRY);
 	if (w->retry_result == LG_RETRY_COMMITTED) {
-		// An explicit request starts the count afresh, and tries what
-		// the sink did not hold.
-		w->glitches = 0;
-		w->unheld_khz = 0;
+		w->glitches = 0; // an explicit request starts the count afresh
+	} else if (unheld != 0) {
+		struct lg_mode mode = { .clock_khz = unheld };
+		note_unheld(w, &mode);
 	}
 	return w->retry_result;
 }
