@@ -168,7 +168,8 @@ static void sim_mode_committed(struct lg_connector *conn, const struct lg_mode *
 		sim_link_off(&sc->link);
 		return;
 	}
-	// A training starts the sink's counters afresh.
+	// A training starts the sink's counters afresh; a commit that trains
+	// nothing leaves them counting.
 	bool was_trained = sc->link.trained;
 	enum sim_train_result result = sim_link_train(&sc->link, mode);
 	if (result != SIM_UNCHANGED || !was_trained) {

@@ -43,7 +43,7 @@ struct lg_driver {
  * a link: drm_atomic_crtc_needs_modeset() holds when the CRTC lights, the
  * mode changes or link-status is written over BAD. The mode the output runs
  * committed again with link-status GOOD (a link the sink lost without the
- * driver noticing) is none; the driver turns the output off first.
+ * driver noticing) is none; recovery has the backend blank the CRTC first.
  * current is NULL when the output is off.
  */
 bool lg_driver_commit_retrains(const struct lg_mode *current,

@@ -119,7 +119,8 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	if (w->has_current && lg_mode_equal(&w->current, mode)) {
 		w->same_mode_commits++;
 	}
-	// As src/recovery.c: off first where the commit would be no modeset.
+	// As src/recovery.c: the CRTC blanked first where the commit would be
+	// no modeset.
 	if (!lg_driver_commit_retrains(w->enabled && w->has_current ? &w->current : NULL,
 			mode, w->link.status)) {
 		sim_link_off(&w->link);
