@@ -246,13 +246,16 @@ static bool libdrm_test_mode(void *data, struct wlr_output *output,
  */
 static bool libdrm_blank(void *data, uint32_t conn_id) {
 	struct kms_libdrm *kms = data;
-	drmModeConnector *conn = drmModeGetConnectorCurrent(kms->fd, conn_id);
-	if (conn == NULL) {
-		lg_log_errno(LG_ERROR, "drm: connector %u: cannot read it", conn_id);
-		return false;
+	if (kms->dpms_prop == 0) {
+		drmModeConnector *conn = drmModeGetConnectorCurrent(kms->fd, conn_id);
+		if (conn == NULL) {
+			lg_log_errno(LG_ERROR, "drm: connector %u: cannot read it", conn_id);
+			return false;
+		}
+		find_prop(kms->fd, conn, "DPMS", &kms->dpms_prop);
+		drmModeFreeConnector(conn);
 	}
-	uint32_t prop = find_prop(kms->fd, conn, "DPMS", &kms->dpms_prop);
-	drmModeFreeConnector(conn);
+	uint32_t prop = kms->dpms_prop;
 	if (prop == 0) {
 		lg_log(LG_ERROR, "drm: connector %u has no DPMS property", conn_id);
 		return false;

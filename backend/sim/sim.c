@@ -161,13 +161,19 @@ static void count_errors(struct sim_connector *sc) {
 	sc->errors_since_ms = now;
 }
 
+/* The CRTC goes off: the errors until now are counted, then the link stops. */
+static void link_off(struct sim_connector *sc) {
+	count_errors(sc);
+	sim_link_off(&sc->link);
+}
+
 static void sim_mode_committed(struct lg_connector *conn, const struct lg_mode *mode) {
 	struct sim_connector *sc = sim_connector_from_conn(conn);
-	count_errors(sc);
 	if (mode == NULL) {
-		sim_link_off(&sc->link);
+		link_off(sc);
 		return;
 	}
+	count_errors(sc);
 	// A training starts the sink's counters afresh; a commit that trains
 	// nothing leaves them counting.
 	bool was_trained = sc->link.trained;
@@ -180,9 +186,7 @@ static void sim_mode_committed(struct lg_connector *conn, const struct lg_mode *
 
 /* As the kernel's DPMS off: the CRTC stops, the compositor hears nothing. */
 static bool sim_blank(struct lg_connector *conn) {
-	struct sim_connector *sc = sim_connector_from_conn(conn);
-	count_errors(sc);
-	sim_link_off(&sc->link);
+	link_off(sim_connector_from_conn(conn));
 	return true;
 }
 

@@ -79,10 +79,10 @@ static bool clean(const struct world *w, const struct lg_mode *mode) {
 		params.rate_mbps < w->link.errors_min_mbps;
 }
 
-/* What P4 lets the machine avoid until a replug or retry: mode and above. */
-static void note_unheld(struct world *w, const struct lg_mode *mode) {
-	if (w->unheld_khz == 0 || mode->clock_khz < w->unheld_khz) {
-		w->unheld_khz = mode->clock_khz;
+/* What P4 lets the machine avoid until a replug or retry: clock and above. */
+static void note_unheld(struct world *w, uint32_t clock_khz) {
+	if (w->unheld_khz == 0 || clock_khz < w->unheld_khz) {
+		w->unheld_khz = clock_khz;
 	}
 }
 
@@ -93,7 +93,7 @@ static void train(struct world *w, const struct lg_mode *mode) {
 		// Trained, yet the sink does not hold it: the evidence the
 		// machine may step down from (P4).
 		if (!holds(w, mode)) {
-			note_unheld(w, mode);
+			note_unheld(w, mode->clock_khz);
 		}
 		break;
 	case SIM_RETRY:
@@ -379,7 +379,7 @@ void world_lose_lock(struct world *w, uint32_t above_mbps) {
 	bool dark = w->link.trained && w->has_current && sim_link_sink_locked(&w->link);
 	if (dark && w->has_dark && lg_mode_equal(&w->dark_mode, &w->current) &&
 			w->now - w->dark_at <= w->config.flap_window_ms) {
-		note_unheld(w, &w->current);
+		note_unheld(w, w->current.clock_khz);
 	}
 	if (dark) {
 		w->has_dark = true;
@@ -512,8 +512,7 @@ enum lg_retry_result world_retry(struct world *w) {
 	if (w->retry_result == LG_RETRY_COMMITTED) {
 		w->glitches = 0; // an explicit request starts the count afresh
 	} else if (unheld != 0) {
-		struct lg_mode mode = { .clock_khz = unheld };
-		note_unheld(w, &mode);
+		note_unheld(w, unheld);
 	}
 	return w->retry_result;
 }
@@ -578,7 +577,7 @@ static void run_due(struct world *w) {
 		w->link_errors = errors_now(w);
 		w->verdict_mode = w->current;
 		if (w->link_errors && w->config.link_errors_step_down && w->has_current) {
-			note_unheld(w, &w->current);
+			note_unheld(w, w->current.clock_khz);
 		}
 		feed(w, LG_MACHINE_LINK_HEALTH);
 	}
