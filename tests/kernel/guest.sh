@@ -35,23 +35,18 @@ udevadm settle
 [ -c /dev/dri/card0 ] || { echo "FAIL: vkms made no /dev/dri/card0"; exit 1; }
 phase "modules (drm, vkms, lg_link_fault)"
 
-# in_userland CMD ARGS: in this root or, chrooted, in USERLAND, which then
+# $IN_USERLAND CMD ARGS: in this root or, chrooted, in USERLAND, which then
 # shares this guest's /dev, /proc, /sys, /run (udev's database, seatd's
-# socket, TMPDIR) and the checkout.
-in_userland() {
-	"$@"
-}
+# socket, TMPDIR) and the checkout. dpcd.sh, which runs here, runs only its
+# program there. (A prefix, not a function: setsid runs it.)
+export IN_USERLAND=
 if [ -n "$userland" ]; then
 	checkout=$(cd "$here/../.." && pwd)
 	for path in /dev /proc /sys /run "$checkout"; do
 		mount --bind "$path" "$userland$path" ||
 			{ echo "FAIL: cannot bind $path into $userland"; exit 1; }
 	done
-	in_userland() {
-		chroot "$userland" "$@"
-	}
-	# For dpcd.sh, which runs here and only its program there.
-	export IN_USERLAND="chroot $userland"
+	IN_USERLAND="chroot $userland"
 	echo "userland: $(. "$userland/etc/os-release" && echo "$PRETTY_NAME"), $userland"
 fi
 
@@ -64,10 +59,54 @@ runs() {
 	return 1
 }
 
+# layer SECONDS CMD ARGS: runs a layer in its own session; one still
+# running after SECONDS hangs (a task blocked in the kernel, a client
+# waiting on a compositor that no longer answers): the watchdog shows where
+# each of its processes waits and what the compositor logged, then kills
+# it, and the layer fails instead of qemu's timeout ending the guest.
+layer() {
+	limit=$1
+	shift
+	setsid "$@" &
+	layer_pid=$!
+	(
+		sleep "$limit"
+		echo "FAIL: the layer still runs after $limit s; where its processes wait:"
+		for stat in /proc/[0-9]*/stat; do
+			proc=${stat%/stat}
+			[ "$(cut -d' ' -f6 "$stat" 2>/dev/null)" = "$layer_pid" ] || continue
+			echo "  ${proc#/proc/} $(sed 's/.*) \(.\).*/\1/' "$stat") $(tr '\0' ' ' <"$proc/cmdline")"
+			sed 's/^/      /' "$proc/stack" 2>/dev/null
+		done
+		for file in "$TMPDIR"/*/*.log; do
+			[ -f "$file" ] || continue
+			echo "--- $file (last 40 lines) ---"
+			tail -n 40 "$file"
+		done
+		echo w >/proc/sysrq-trigger # the tasks blocked in the kernel
+		sleep 1
+		dmesg | sed -n '/sysrq: Show Blocked State/,$p' | tail -n +2
+		: >"$TMPDIR/layer-hung"
+		kill -TERM "-$layer_pid"
+		sleep 5
+		kill -KILL "-$layer_pid" 2>/dev/null
+	) &
+	watchdog=$!
+	wait "$layer_pid"
+	layer_status=$?
+	kill "$watchdog" 2>/dev/null
+	# The layer may end by itself between the dump and the kill.
+	if [ -e "$TMPDIR/layer-hung" ]; then
+		rm "$TMPDIR/layer-hung"
+		return 1
+	fi
+	return $layer_status
+}
+
 status=0
 if runs kms; then
 	echo "== 1. linkguard's libdrm layer on the kernel"
-	in_userland "$2" || status=1
+	$IN_USERLAND "$2" || status=1
 	phase "libdrm layer"
 fi
 if runs dpcd; then
@@ -77,12 +116,12 @@ if runs dpcd; then
 fi
 if runs compositor; then
 	echo "== 3-5. the example compositor on wlroots' DRM backend"
-	in_userland sh "$here/compositor.sh" "$4" "$5" "$6" || status=1
+	layer 450 $IN_USERLAND sh "$here/compositor.sh" "$4" "$5" "$6" || status=1
 	phase compositor
 fi
 if runs sway; then
 	echo "== 6. sway on wlroots' DRM backend: stock, with the preload, patched"
-	in_userland sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
+	layer 300 $IN_USERLAND sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
 	phase sway
 fi
 case " $layers " in
