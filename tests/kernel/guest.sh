@@ -95,9 +95,12 @@ layer() {
 	wait "$layer_pid"
 	layer_status=$?
 	kill "$watchdog" 2>/dev/null
-	# The layer may end by itself between the dump and the kill.
+	# The layer may end by itself between the dump and the kill. Killed,
+	# what outlived its shell goes now, not at the watchdog's KILL: the
+	# watchdog is gone.
 	if [ -e "$TMPDIR/layer-hung" ]; then
 		rm "$TMPDIR/layer-hung"
+		kill -KILL "-$layer_pid" 2>/dev/null
 		return 1
 	fi
 	return $layer_status
