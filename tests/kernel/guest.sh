@@ -94,15 +94,14 @@ layer() {
 	watchdog=$!
 	wait "$layer_pid"
 	layer_status=$?
-	kill "$watchdog" 2>/dev/null
-	# The layer may end by itself between the dump and the kill. Killed,
-	# what outlived its shell goes now, not at the watchdog's KILL: the
-	# watchdog is gone.
+	# Killed (or ending by itself between the dump and the kill): the
+	# watchdog finishes, its KILL taking what outlived the shell's TERM.
 	if [ -e "$TMPDIR/layer-hung" ]; then
+		wait "$watchdog"
 		rm "$TMPDIR/layer-hung"
-		kill -KILL "-$layer_pid" 2>/dev/null
 		return 1
 	fi
+	kill "$watchdog" 2>/dev/null
 	return $layer_status
 }
 
