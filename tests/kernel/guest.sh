@@ -118,12 +118,12 @@ if runs dpcd; then
 fi
 if runs compositor; then
 	echo "== 3-5. the example compositor on wlroots' DRM backend"
-	layer 450 $IN_USERLAND sh "$here/compositor.sh" "$4" "$5" "$6" || status=1
+	layer 600 $IN_USERLAND sh "$here/compositor.sh" "$4" "$5" "$6" || status=1
 	phase compositor
 fi
 if runs sway; then
 	echo "== 6. sway on wlroots' DRM backend: stock, with the preload, patched"
-	layer 300 $IN_USERLAND sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
+	layer 450 $IN_USERLAND sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
 	phase sway
 fi
 case " $layers " in

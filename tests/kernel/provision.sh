@@ -27,6 +27,12 @@ for tool in qemu-system-x86_64 busybox depmod make gcc cpio xz pahole; do
 		die "$tool is missing: run this inside the trixie build root (scripts/in-root)"
 done
 
+# The kernel and kernel-userland tests run side by side: the cache (apt's
+# lists, the unpacked tree that depmod writes into) is one writer's at a time.
+mkdir -p "$cache"
+exec 9>"$cache.lock"
+flock 9
+
 # The version the archive has now: Debian drops superseded kernels.
 $apt update -qq 2>/dev/null || echo "kernel-provision: apt-get update failed; using the cached lists" >&2
 abi=$(apt-cache depends linux-image-amd64 2>/dev/null |

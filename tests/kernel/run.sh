@@ -43,7 +43,7 @@ layers=$(echo ${LINKGUARD_KERNEL_LAYERS:-} | tr ' ' ,)
 console=$out/console.log
 qemu_start=$(date +%s.%N)
 # TCG: the machines this runs on have no usable KVM.
-timeout 900 qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic \
+timeout 1200 qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic \
 	-no-reboot -nodefaults -serial stdio -vga none \
 	-kernel "$out/vmlinuz" -initrd "$out/initramfs.gz" \
 	-append "console=ttyS0 panic=-1 quiet lg.run=$here/guest.sh lg.args=$args${layers:+ lg.layers=$layers}" \
