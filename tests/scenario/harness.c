@@ -142,6 +142,7 @@ static void handle_state_change(struct wl_listener *listener, void *data) {
 		return;
 	}
 	if (hc->n_states < HARNESS_MAX_EVENTS) {
+		hc->state_usec[hc->n_states] = now_usec();
 		hc->states[hc->n_states++] = state;
 	}
 }

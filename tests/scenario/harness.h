@@ -20,6 +20,7 @@ struct wlr_output;
 struct harness_connector {
 	struct lg_connector *conn;
 	enum lg_link_state states[HARNESS_MAX_EVENTS]; // every state entered
+	uint64_t state_usec[HARNESS_MAX_EVENTS]; // CLOCK_MONOTONIC, when
 	int n_states;
 	struct wl_listener state_change;
 	struct wl_listener destroy;

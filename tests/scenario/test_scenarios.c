@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <wlr/types/wlr_output.h>
 #include <linkguard/commit.h>
@@ -224,6 +225,57 @@ static void test_async_failure_long_after_good_commit(void) {
 		int64_t after_ms = (h.fallbacks[0].when.tv_sec - start.tv_sec) * 1000 +
 			(h.fallbacks[0].when.tv_nsec - start.tv_nsec) / 1000000;
 		check(after_ms >= 1400);
+	}
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+/* Stalls the event loop once, for 2 s, after the first modeset. */
+struct stall {
+	struct harness *h;
+	bool done;
+};
+
+static void stall_after_first_modeset(void *data) {
+	struct stall *stall = data;
+	if (stall->done || stall->h->modesets < 1) {
+		return;
+	}
+	stall->done = true;
+	nanosleep(&(struct timespec){ .tv_sec = 2 }, NULL);
+}
+
+/*
+ * A compositor stalled (a loaded machine) past two failures 1 s apart: they
+ * come late but still 1 s apart, each answered as it would be on time, not
+ * both in one dispatch.
+ */
+static void test_stalled_loop_keeps_the_steps_apart(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	struct stall stall = { .h = &h };
+	h.tick = stall_after_first_modeset;
+	h.tick_data = &stall;
+	check(harness_run(&h,
+		"0 plug DP-1 1440p144\n"
+		"0 plug DP-2 1440p144\n"
+		"300ms cable DP-1 hbr\n"
+		"1300ms cable DP-2 hbr\n", 0));
+	h.tick = NULL;
+	check(stall.done);
+	struct harness_connector *dp1 = rest_dp1(&h, degraded_and_idle);
+	struct harness_connector *dp2 = harness_connector(&h, "DP-2");
+	check(dp2 != NULL && harness_dispatch_until(&h, degraded_and_idle, dp2, REST_MS));
+	const enum lg_link_state want[] = { GOOD, BAD, RETRAINING, DEGRADED };
+	if (dp1 != NULL && dp2 != NULL) {
+		check(harness_states_were(dp1, want, 4));
+		check(harness_states_were(dp2, want, 4));
+	}
+	if (dp1 != NULL && dp2 != NULL && dp1->n_states == 4 && dp2->n_states == 4) {
+		int64_t apart_ms = ((int64_t)dp2->state_usec[1] -
+			(int64_t)dp1->state_usec[1]) / 1000;
+		fprintf(stderr, "the two failures came %" PRId64 " ms apart\n", apart_ms);
+		check(apart_ms >= 900);
 	}
 	check_int_eq(h.outputs_destroyed, 0);
 	harness_finish(&h);
@@ -698,6 +750,7 @@ int main(void) {
 	run_test(test_refresh_first_keeps_60hz);
 	run_test(test_cascade_down_to_rbr_x1);
 	run_test(test_async_failure_long_after_good_commit);
+	run_test(test_stalled_loop_keeps_the_steps_apart);
 	run_test(test_flapping_link_steps_down_and_back_up);
 	run_test(test_zero_modes_fails_then_replug_restores);
 	run_test(test_unplug_during_recovery);
