@@ -16,6 +16,9 @@
 #   fail MSG    prints MSG and the log's tail, exits 1
 #   ok MSG      prints "ok: MSG"
 #   alive       whether $pid still runs
+#   reap PID SECONDS    waits for PID (a child) to exit, at most SECONDS;
+#               its exit status, or 124 after showing where it waits and
+#               killing it
 #   wait_for_log ERE SECONDS [COUNT]   until the log has COUNT (1)
 #               matching lines
 #   wait_for_line FILE ERE SECONDS [SHOW]   until FILE has a matching line
@@ -27,6 +30,7 @@
 #   start_server CMD ARGS...   runs a compositor that logs "running on
 #               WAYLAND_DISPLAY=NAME" into $log, exports WAYLAND_DISPLAY
 #   stop_server sends it SIGTERM and reaps it; fails unless it exited 0
+#               within 30 s
 #   run_status VAR CMD...      runs CMD, stores its exit status in VAR
 #   preload_runtimes    what must precede a sanitized preload in LD_PRELOAD
 #   preload_fits PRELOAD BINARY   skips (77) unless BINARY is installed and
@@ -79,9 +83,32 @@ unset LINKGUARD_CONFIG
 export WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1
 unset WAYLAND_DISPLAY WAYLAND_SOCKET DISPLAY DBUS_SESSION_BUS_ADDRESS
 
-# Whether the compositor still runs (an exited, unreaped child is a zombie).
+# Whether a process still runs (an exited, unreaped child is a zombie).
+running() {
+	[ -r "/proc/$1/stat" ] && [ "$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)" != Z ]
+}
+
 alive() {
-	[ -r "/proc/$pid/stat" ] && [ "$(sed 's/.*) //' "/proc/$pid/stat" | cut -c1)" != Z ]
+	running "$pid"
+}
+
+# A hang fails the test with where it hangs, not at meson's time limit.
+reap() {
+	tries=$(($2 * 10))
+	while running "$1"; do
+		tries=$((tries - 1))
+		if [ "$tries" -le 0 ]; then
+			echo "still running after $2 s: $1 $(tr '\0' ' ' <"/proc/$1/cmdline")," \
+				"state $(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat")," \
+				"waiting in $(cat "/proc/$1/wchan" 2>/dev/null)" >&2
+			cat "/proc/$1/stack" >&2 2>/dev/null
+			kill -KILL "$1" 2>/dev/null
+			wait "$1" 2>/dev/null
+			return 124
+		fi
+		sleep 0.1
+	done
+	wait "$1"
 }
 
 # wait_for_log ERE SECONDS [COUNT]: until the log has COUNT (1) matching lines.
@@ -135,9 +162,10 @@ start_server() {
 stop_server() {
 	alive || fail "the ${LG_LOG_NAME:-compositor} died"
 	kill -TERM "$pid"
-	wait "$pid"
+	reap "$pid" 30
 	status=$?
 	pid=
+	[ "$status" -ne 124 ] || fail "${LG_LOG_NAME:-compositor} did not exit on SIGTERM"
 	[ "$status" -eq 0 ] || fail "${LG_LOG_NAME:-compositor} exited with status $status"
 }
 

@@ -313,8 +313,8 @@ test_linkctl_watch() {
 	wait_degraded
 	sleep 0.2
 	kill -INT "$watch_pid" "$watch_human"
-	wait "$watch_pid" || fail "watch --json did not exit 0 on SIGINT"
-	wait "$watch_human" || fail "watch did not exit 0 on SIGINT"
+	reap "$watch_pid" 10 || fail "watch --json did not exit 0 on SIGINT"
+	reap "$watch_human" 10 || fail "watch did not exit 0 on SIGINT"
 	python3 - "$dir/watch.jsonl" <<'PY' || fail "watch --json wrong: $(cat "$dir/watch.jsonl")"
 import json, sys
 events = [json.loads(l) for l in open(sys.argv[1])]
@@ -376,7 +376,7 @@ test_linkctl_text() {
 		fail "linkctl --json failed: $(cat "$dir/list.err")"
 	timeout 5 "$linkctl" >"$dir/list.txt" || fail "linkctl failed"
 	kill -INT "$watch_pid"
-	wait "$watch_pid" || fail "watch --json did not exit 0"
+	reap "$watch_pid" 10 || fail "watch --json did not exit 0"
 	python3 - "$dir/list.json" "$dir/watch.jsonl" <<'PY' || fail "linkctl --json: $(od -c "$dir/list.json" | head -20)"
 import json, sys
 # Strict: the bytes must be UTF-8, the text JSON.
@@ -439,7 +439,7 @@ test_retry() {
 	retry_pid=$!
 	wait_for_log 'retry requested' 5 || fail "linkctl retry: $(cat "$dir/retry.txt")"
 	kill -USR1 "$pid"
-	wait "$retry_pid"
+	reap "$retry_pid" 10
 	st=$?
 	[ "$st" -eq 6 ] || fail "withdrawn during a retry: exit $st, want 6 (cancelled)"
 	ok "retry pending when the protocol is withdrawn: cancelled (exit 6)"
@@ -635,7 +635,7 @@ test_waybar() {
 	wait_for_log 'DP-1: state failed -> good' 60
 	waybar_lines "$dir/waybar.jsonl" good
 	kill -INT "$watch_pid"
-	wait "$watch_pid" || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
+	reap "$watch_pid" 10 || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
 	python3 "$scenarios/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
 		every-class || fail "watch --waybar: $(cat "$dir/waybar.jsonl")"
 	stop_host
@@ -661,7 +661,7 @@ sys.stdout.buffer.write(b"x" + name + b"x")  # $(cat) would drop a last newline
 		waybar_lines "$dir/waybar.jsonl" good
 		timeout 5 "$linkctl" --json >"$dir/list.json" || fail "linkctl --json failed"
 		kill -INT "$watch_pid"
-		wait "$watch_pid" || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
+		reap "$watch_pid" 10 || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
 		python3 "$scenarios/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
 			steady || fail "watch --waybar for $(od -c "$dir/name.$i"): $(cat "$dir/waybar.jsonl")"
 		stop_host
@@ -708,7 +708,7 @@ test_notify_bus() {
 	kill "$bus_pid"
 	run_status st timeout 30 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.1; done' sh "$watch_pid"
 	[ "$st" -eq 0 ] || fail "watch --notify still runs 30 s after the bus went away"
-	wait "$watch_pid"
+	reap "$watch_pid" 10
 	st=$?
 	[ "$st" -eq 8 ] && grep -q 'linkctl: lost the session bus' "$dir/notify.err" ||
 		fail "the bus went away: exit $st, want 8: $(cat "$dir/notify.err")"
@@ -733,7 +733,7 @@ test_notify() {
 	wait_for_log 'DP-1: state failed -> good' 60
 	wait_for_line "$dir/notifyd.txt" 'summary=DP-1: link restored' 10
 	kill -INT "$watch_pid"
-	wait "$watch_pid" || fail "watch --notify did not exit 0: $(cat "$dir/notify.err")"
+	reap "$watch_pid" 10 || fail "watch --notify did not exit 0: $(cat "$dir/notify.err")"
 	[ ! -s "$dir/notify.out" ] && [ ! -s "$dir/notify.err" ] ||
 		fail "watch --notify printed: $(cat "$dir/notify.out" "$dir/notify.err")"
 	cat "$dir/notifyd.txt"
