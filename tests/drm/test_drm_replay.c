@@ -524,6 +524,11 @@ static void test_dpcd_reply_ends(void) {
 	replay_bed_finish(&f);
 }
 
+static bool polled(void *data) {
+	const struct replay_connector *rc = data;
+	return rc->aux_reads > 3;
+}
+
 /*
  * The sink loses the link, the driver says nothing (no BAD, no uevent):
  * backend/drm's DPCD reads find it and the same mode is retrained in place.
@@ -531,11 +536,6 @@ static void test_dpcd_reply_ends(void) {
  * goes off first (DPMS), unseen by the compositor; where that fails, the
  * output goes off and on through wlroots.
  */
-static bool polled(void *data) {
-	const struct replay_connector *rc = data;
-	return rc->aux_reads > 3;
-}
-
 static void dark_link_retrained(bool blank_fails) {
 	struct lg_options options;
 	lg_options_init(&options);
