@@ -57,7 +57,7 @@ fail_lowered "lowered to 300 MHz, mode pruned" 300000
 grep -q "$name: fallback 4096x2160@60.000 -> .* (mode-pruned)" "$log" ||
 	fail "no mode-pruned fallback in the log"
 wait_for_dpcd_link "fallback to $(kernel 4)" 30
-aux_idle 60
+aux_idle "${LG_KERNEL_AUX_IDLE:-60}"
 listing=$("$linkctl")
 echo "$listing" | sed 's/^/    linkctl: /'
 echo "$listing" | grep -Eq "Last fallback: 4096x2160 px, 60.000 Hz -> .* \(mode-pruned\) at [0-9]+\.[0-9]+ s" ||

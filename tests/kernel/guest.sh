@@ -9,7 +9,11 @@
 # testing's, with wlroots 0.20 and sway 1.12; the programs built there), on
 # this kernel, its modules and this root's udevd.
 # LG_KERNEL_LAYERS (from run.sh): the layers to run, of "kms dpcd
-# compositor sway"; all when unset.
+# compositor sway" (all when unset), or "hang": every CPU spins with
+# interrupts off, for the host's watchdog to explain (hang.sh).
+# LG_KERNEL_REPEAT (from run.sh): the compositor and sway layers run that
+# many times (a stress mode), stopping at the first failure; after the
+# first run, the AUX idle figure waits 5 s instead of 60.
 set -u
 modules=$1 userland=${9:-}
 # The only writable place: the root, /tmp included, is read-only.
@@ -26,6 +30,31 @@ phase() {
 
 echo "kernel: $(uname -r)"
 phase boot
+
+# The host's watchdog (watchdog.py) reads this share when the guest stops
+# running user space: a heartbeat every 2 s, the tails of the tests' logs,
+# and the kernel's text symbols to name what the frozen CPUs run.
+share=/run/lg-host
+mkdir -p "$share"
+mount -t 9p -o trans=virtio,version=9p2000.L host "$share" ||
+	{ echo "FAIL: cannot mount the host's share"; exit 1; }
+mkdir -p "$share/logs"
+mirror_logs() {
+	for file in "$TMPDIR"/*/*.log; do
+		[ -f "$file" ] || continue
+		name=$(echo "${file#"$TMPDIR"/}" | tr / %)
+		tail -n 40 "$file" >"$share/logs/$name"
+	done
+	for mirror in "$share"/logs/*; do
+		[ -f "$mirror" ] || continue
+		[ -e "$TMPDIR/$(basename "$mirror" | tr % /)" ] || rm -f "$mirror"
+	done
+}
+while :; do
+	cut -d' ' -f1 /proc/uptime >"$share/heartbeat"
+	mirror_logs
+	sleep 2
+done &
 /usr/lib/systemd/systemd-udevd --daemon >/dev/null 2>&1 ||
 	{ echo "FAIL: systemd-udevd did not start"; exit 1; }
 for ko in $(cat "$modules/drm.order"); do
@@ -34,6 +63,9 @@ done
 udevadm settle
 [ -c /dev/dri/card0 ] || { echo "FAIL: vkms made no /dev/dri/card0"; exit 1; }
 phase "modules (drm, vkms, lg_link_fault)"
+# The kernel's functions; all of the modules' symbols, whose data bounds
+# their last function.
+grep -E ' [tT] |\[' /proc/kallsyms >"$share/kallsyms"
 
 # $IN_USERLAND CMD ARGS: in this root or, chrooted, in USERLAND, which then
 # shares this guest's /dev, /proc, /sys, /run (udev's database, seatd's
@@ -105,6 +137,31 @@ layer() {
 	return $layer_status
 }
 
+# repeat CMD ARGS: CMD LG_KERNEL_REPEAT times, until one fails.
+repeat() {
+	times=${LG_KERNEL_REPEAT:-1} run=1
+	while :; do
+		started=$(cut -d' ' -f1 /proc/uptime)
+		"$@" || { echo "FAIL: run $run of $times failed"; return 1; }
+		[ "$times" -gt 1 ] || return 0
+		echo "repeat: run $run of $times passed in $(awk -v s="$started" \
+			'{ printf "%.0f", $1 - s }' /proc/uptime) s"
+		[ "$run" -lt "$times" ] || return 0
+		run=$((run + 1))
+		export LG_KERNEL_AUX_IDLE=5
+		: >"$LG_KERNEL_RESULTS" # the table shows the last run
+	done
+}
+
+if [ "$layers" = hang ]; then
+	conn=$($IN_USERLAND "$4" | cut -d' ' -f1)
+	sleep 3 # a heartbeat or two first
+	echo "hang: every CPU spins with interrupts off from $(cut -d' ' -f1 /proc/uptime) s"
+	echo "hang $conn" >/sys/module/lg_link_fault/parameters/trigger
+	echo "FAIL: the guest still runs after the hang trigger"
+	exit 1
+fi
+
 status=0
 if runs kms; then
 	echo "== 1. linkguard's libdrm layer on the kernel"
@@ -118,19 +175,19 @@ if runs dpcd; then
 fi
 if runs compositor; then
 	echo "== 3-5. the example compositor on wlroots' DRM backend"
-	layer 600 $IN_USERLAND sh "$here/compositor.sh" "$4" "$5" "$6" || status=1
+	repeat layer 600 $IN_USERLAND sh "$here/compositor.sh" "$4" "$5" "$6" || status=1
 	phase compositor
 fi
 if runs sway; then
 	echo "== 6. sway on wlroots' DRM backend: stock, with the preload, patched"
-	layer 450 $IN_USERLAND sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
+	repeat layer 450 $IN_USERLAND sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
 	phase sway
 fi
 case " $layers " in
 *" compositor "* | *" sway "*) sh "$here/table.sh" "$LG_KERNEL_RESULTS" || status=1 ;;
 esac
 # The console is quiet: warnings only reach the kernel's log.
-if dmesg | grep -E -A20 '(WARNING|BUG|Oops):'; then
+if dmesg | grep -E -A20 '(WARNING|BUG|Oops):|INFO: task .* blocked'; then
 	echo "FAIL: the kernel warned (above)"
 	status=1
 else

@@ -13,6 +13,10 @@
 # built there; it must be visible here, under / (the guest sees this root).
 # LINKGUARD_KERNEL_LAYERS: a subset of the layers, while working on one
 # (e.g. "kms dpcd"; guest.sh names them); all by default.
+# LINKGUARD_KERNEL_REPEAT=N: the compositor layers N times (a stress mode).
+# A guest that stops running user space (no heartbeat for
+# LINKGUARD_KERNEL_SILENCE s, 30 by default) is explained from the host and
+# ended: watchdog.py.
 set -eu
 
 usage="usage: $0 OUT_DIR TEST_KMS TEST_DPCD STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]"
@@ -41,18 +45,41 @@ args=$(echo "$out/modules" "$@" | tr ' ' ,)
 layers=$(echo ${LINKGUARD_KERNEL_LAYERS:-} | tr ' ' ,)
 
 console=$out/console.log
+# The guest's writable share: its heartbeat, log tails and symbols, which
+# the watchdog (watchdog.py) reads when the guest freezes.
+share=$out/share
+rm -rf "$share" "$out/frozen" "$out/qemu.pid"
+mkdir -p "$share"
+# Kernel: a frozen guest's state made readable. nokaslr: the host reads
+# addresses; unknown_nmi_panic: the watchdog's NMI makes the CPU that takes
+# it print its backtrace (panic_print=0x40: and asks the others); the
+# detectors that can speak while a CPU still takes interrupts, louder.
+kernel_args="console=ttyS0 panic=-1 quiet nokaslr unknown_nmi_panic=1 panic_print=0x40
+	softlockup_all_cpu_backtrace=1 sysrq_always_enabled
+	sysctl.kernel.hung_task_timeout_secs=60"
 qemu_start=$(date +%s.%N)
+# A stress run's every repeat adds a compositor layer's time, and more.
+limit=$((1200 + 400 * (${LINKGUARD_KERNEL_REPEAT:-1} - 1)))
 # TCG: the machines this runs on have no usable KVM.
-timeout 1200 qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic \
+timeout $limit qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic \
 	-no-reboot -nodefaults -serial stdio -vga none \
+	-monitor unix:$out/monitor.sock,server=on,wait=off -pidfile "$out/qemu.pid" \
 	-kernel "$out/vmlinuz" -initrd "$out/initramfs.gz" \
-	-append "console=ttyS0 panic=-1 quiet lg.run=$here/guest.sh lg.args=$args${layers:+ lg.layers=$layers}" \
+	-append "$(echo $kernel_args) lg.run=$here/guest.sh lg.args=$args${layers:+ lg.layers=$layers}${LINKGUARD_KERNEL_REPEAT:+ lg.repeat=$LINKGUARD_KERNEL_REPEAT}" \
 	-virtfs local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap \
-	</dev/null 2>&1 | tr -d '\r' | sed 's/\x1b[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' |
-	tee "$console"
+	-virtfs local,path=$share,mount_tag=host,security_model=none \
+	</dev/null 2>&1 | sed -u 's/\r//g; s/\x1b[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g' |
+	tee "$console" &
+guest=$!
+python3 "$here/watchdog.py" "$out" "$share" &
+watchdog=$!
+wait $guest
+# It ends with qemu, its diagnosis of a frozen guest printed.
+wait $watchdog || echo "FAIL: the watchdog failed (exit $?)"
 start=$qemu_start
 echo "phase: guest ran in $(elapsed) s (boot, tests, power-off)"
 
+[ ! -e "$out/frozen" ] || { echo "FAIL: the guest froze (the watchdog's diagnosis above)"; exit 1; }
 code=$(sed -n 's/^LG-GUEST-EXIT \([0-9]*\).*/\1/p' "$console")
 [ -n "$code" ] || { echo "FAIL: the guest did not finish (crash or timeout)"; exit 1; }
 [ "$code" = 0 ] || { echo "FAIL: the guest's tests exited $code"; exit 1; }

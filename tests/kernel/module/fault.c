@@ -28,6 +28,10 @@
  *   errors ID N   N symbol errors a second accrue in the sink's counters
  *                 on every lane in use (0 stops them)
  *   aux-eio ID, aux-ok ID  every AUX transfer fails with -EIO; works again
+ *   hang ID       every CPU spins forever with interrupts off: the freeze
+ *                 a deadlock between two spinning CPUs makes, which nothing
+ *                 inside the guest can report (the harness's host-side
+ *                 watchdog must: tests/kernel/hang.sh proves it does)
  *
  * The device is found by opening /dev/dri/card0 from the kernel. The cap
  * works by giving the connector a copy of its helper vtable whose
@@ -40,6 +44,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <drm/drm_atomic.h>
 #include <drm/drm_connector.h>
 #include <drm/drm_device.h>
@@ -152,6 +157,17 @@ static void set_force(struct drm_connector *connector, enum drm_connector_force 
 	drm_kms_helper_connector_hotplug_event(connector);
 }
 
+/*
+ * The deliberate freeze: no lock, no detector in the guest can see it.
+ * Called through a pointer, never inlined: the diagnosis names it.
+ */
+static void lg_hang_cpu(void *unused)
+{
+	local_irq_disable();
+	for (;;)
+		cpu_relax();
+}
+
 static bool injects_failure(const char *action)
 {
 	static const char *const failures[] = { "bad", "bad-dev", "off", "on", "auto", "dark" };
@@ -204,6 +220,9 @@ static int apply(struct drm_device *dev, void *data)
 		ret = lg_dpcd_errors(connector, cmd->arg);
 	} else if (!strcmp(action, "aux-eio") || !strcmp(action, "aux-ok")) {
 		ret = lg_dpcd_aux_fail(connector, !strcmp(action, "aux-eio"));
+	} else if (!strcmp(action, "hang")) {
+		// The other CPUs from their IPI handler, interrupts off; never returns.
+		on_each_cpu(lg_hang_cpu, NULL, false);
 	} else {
 		ret = -EINVAL;
 	}
@@ -250,7 +269,7 @@ static const struct kernel_param_ops trigger_ops = {
 	.set = trigger_set,
 };
 module_param_cb(trigger, &trigger_ops, NULL, 0200);
-MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto|mark|dark|errors|aux-eio|aux-ok CONNECTOR_ID [N]");
+MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto|mark|dark|errors|aux-eio|aux-ok|hang CONNECTOR_ID [N]");
 
 /* At load: the modeset hooks, then the sinks that follow them. */
 static int attach(struct drm_device *dev, void *data)
