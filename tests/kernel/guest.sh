@@ -8,12 +8,13 @@
 # USERLAND: the tests run chrooted in that other build root (Debian
 # testing's, with wlroots 0.20 and sway 1.12; the programs built there), on
 # this kernel, its modules and this root's udevd.
-# LG_KERNEL_LAYERS (from run.sh): the layers to run, of "kms dpcd
+# LG_KERNEL_LAYERS (from run.sh): the layers to run, of "vblank kms dpcd
 # compositor sway" (all when unset), or "hang": every CPU spins with
 # interrupts off, for the host's watchdog to explain (hang.sh).
 # LG_KERNEL_REPEAT (from run.sh): the compositor and sway layers run that
 # many times (a stress mode), stopping at the first failure; after the
 # first run, the AUX idle figure waits 5 s instead of 60.
+# LG_KERNEL_VBLANK (from run.sh): the vblank layer's seconds, 30 by default.
 set -u
 modules=$1 userland=${9:-}
 # The only writable place: the root, /tmp included, is read-only.
@@ -82,7 +83,7 @@ if [ -n "$userland" ]; then
 	echo "userland: $(. "$userland/etc/os-release" && echo "$PRETTY_NAME"), $userland"
 fi
 
-layers=${LG_KERNEL_LAYERS:-kms dpcd compositor sway}
+layers=${LG_KERNEL_LAYERS:-vblank kms dpcd compositor sway}
 runs() {
 	case " $layers " in
 	*" $1 "*) return 0 ;;
@@ -163,6 +164,11 @@ if [ "$layers" = hang ]; then
 fi
 
 status=0
+if runs vblank; then
+	echo "== 0. vkms' vblank timer: the CRTC turned off at every phase of it"
+	$IN_USERLAND "$(dirname "$2")/lg-kernel-vblank" "${LG_KERNEL_VBLANK:-30}" || status=1
+	phase "vblank layer"
+fi
 if runs kms; then
 	echo "== 1. linkguard's libdrm layer on the kernel"
 	$IN_USERLAND "$2" || status=1

@@ -2,7 +2,8 @@
 # Provisions the real-kernel harness inside the Debian 13 build root: the
 # current Debian 6.12 kernel (image, headers, kbuild and source of one
 # version, resolved now, .debs cached), vkms built out of tree from that
-# source (no Debian kernel enables it), the test module lg_link_fault
+# source (no Debian kernel enables it) with the harness's fix of its vblank
+# timer (vkms-vblank-timer.patch), the test module lg_link_fault
 # (tests/kernel/module/), and an initramfs that mounts the build
 # root over 9p and runs tests/kernel/guest.sh.
 #
@@ -22,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${LINKGUARD_KERNEL_CACHE:-/var/cache/linkguard/kernel}
 apt="apt-get -o APT::Sandbox::User=root -o Acquire::Check-Valid-Until=false"
 
-for tool in qemu-system-x86_64 busybox depmod make gcc cpio xz pahole; do
+for tool in qemu-system-x86_64 busybox depmod make gcc cpio xz pahole patch; do
 	command -v $tool >/dev/null 2>&1 ||
 		die "$tool is missing: run this inside the trixie build root (scripts/in-root)"
 done
@@ -78,12 +79,17 @@ fi
 headers=$dir/tree/usr/src/linux-headers-$kver
 moddir=$dir/tree/usr/lib/modules/$kver
 
-# build_module NAME SRC: out-of-tree build into $out/build/NAME. vkms's
-# Makefile builds it only for CONFIG_DRM_VKMS, which no Debian kernel sets.
+# build_module NAME SRC [PATCH]: out-of-tree build into $out/build/NAME,
+# PATCH applied first. vkms's Makefile builds it only for CONFIG_DRM_VKMS,
+# which no Debian kernel sets.
 build_module() {
 	rm -rf "$out/build/$1"
 	mkdir -p "$out/build"
 	cp -r "$2" "$out/build/$1"
+	if [ -n "${3:-}" ]; then
+		patch -s -p1 -d "$out/build/$1" <"$3" ||
+			die "$(basename "$3") does not apply to $1 of $kver"
+	fi
 	if [ -f "$out/build/$1/Makefile" ]; then
 		sed -i 's/^obj-$(CONFIG_[A-Z_]*)/obj-m/' "$out/build/$1/Makefile"
 	fi
@@ -93,15 +99,32 @@ build_module() {
 
 rm -rf "$out/modules"
 mkdir -p "$out/modules"
-if [ ! -f "$dir/vkms.ko" ]; then
-	build_module vkms "$(echo "$dir"/tree/linux-source-*/drivers/gpu/drm/vkms)"
-	cp "$out/build/vkms/vkms.ko" "$dir/vkms.ko"
+# 6.12's vkms deadlocks two CPUs, interrupts off, when a CRTC's vblanks go
+# off while its timer fires (the patch says how): the fix is built in, the
+# cached module named after the patch.
+# LINKGUARD_KERNEL_VKMS_FIX=0 builds it without, to show the freeze.
+fix=$here/vkms-vblank-timer.patch
+vkms=$dir/vkms-$(sha256sum "$fix" | cut -c1-16).ko
+if [ "${LINKGUARD_KERNEL_VKMS_FIX:-1}" = 0 ]; then
+	fix= vkms=$dir/vkms-stock.ko
+	echo "kernel-provision: vkms WITHOUT the fix of its vblank timer" >&2
+fi
+for ko in "$dir"/vkms*.ko; do
+	case $ko in
+	"$vkms" | */vkms-stock.ko) ;;
+	*) rm -f "$ko" ;; # an older fix's
+	esac
+done
+if [ ! -f "$vkms" ]; then
+	build_module vkms "$(echo "$dir"/tree/linux-source-*/drivers/gpu/drm/vkms)" $fix
+	cp "$out/build/vkms/vkms.ko" "$vkms"
 fi
 build_module lg_link_fault "$here/module"
 
 # The modules the guest loads, with their dependencies, in load order.
 mkdir -p "$moddir/extra"
-cp "$dir/vkms.ko" "$out/build/lg_link_fault/lg_link_fault.ko" "$moddir/extra/"
+cp "$vkms" "$moddir/extra/vkms.ko"
+cp "$out/build/lg_link_fault/lg_link_fault.ko" "$moddir/extra/"
 depmod -b "$dir/tree/usr" "$kver"
 modules_for() {
 	modprobe -d "$dir/tree/usr" -S "$kver" --show-depends "$@" |

@@ -110,12 +110,12 @@ run_variant stock "sway $version, stock" 0
 # config: the replugged output starts at the last fallback, and linkguard
 # asks for the requested mode again (fail_replugged checks it comes back).
 if [ "$(wlroots_of "$(command -v sway)")" != "$(wlroots_of "$preload")" ]; then
-	echo "skip: sway + preload: sway uses $(wlroots_of "$(command -v sway)"), the preload $(wlroots_of "$preload")"
+	echo "skip (preload): sway + preload: sway uses $(wlroots_of "$(command -v sway)"), the preload $(wlroots_of "$preload")"
 else
 	run_variant preload "sway $version + preload" 1
 fi
 if [ ! -x "$patched" ]; then
-	echo "skip: sway with contrib/sway's patch: not built at $patched (meson test --suite e2e contrib-sway builds it)"
+	echo "skip (patched): sway with contrib/sway's patch: not built at $patched (meson test --suite e2e contrib-sway builds it)"
 else
 	run_variant patched "sway $(LD_LIBRARY_PATH=$build "$patched" --version | sed -n 's/^sway version \([^ ]*\).*/\1/p'), contrib patch" 1
 fi
