@@ -61,6 +61,7 @@ static void lg_crtc_atomic_disable(struct drm_crtc *crtc,
 	struct drm_crtc_state *new = drm_atomic_get_new_crtc_state(state, crtc);
 
 	lg_measure_crtc_disabling(old);
+	lg_dpcd_crtc_disabling(old, new);
 	orig_funcs(crtc)->atomic_disable(crtc, state);
 	lg_measure_crtc_disabled(old, new);
 	lg_dpcd_crtc_disabled(old, new);

@@ -42,6 +42,18 @@
  *   cat /sys/module/lg_link_fault/parameters/aux
  *   36 transfers=120 reads=120 writes=0 i2c=0 failed=0
  *
+ * and, apart, those that came while the link trained, which a real sink
+ * may answer late or not at all and a real source may fail its training
+ * over: from the start of a modeset that drives the sink (the disable of a
+ * CRTC that stays lit, the enable of one that was off) to the first vblank
+ * of its enable, and within LG_UEVENT_SETTLE_MS of an injected failure's
+ * uevent (i915 sends it from its retraining work). The harness's own raw
+ * reads (dd on the AUX device, LG_HARNESS_READER) are not counted there:
+ * the figure is the compositor's.
+ *
+ *   cat /sys/module/lg_link_fault/parameters/aux_training
+ *   36 0
+ *
  * Lifetime: the chardev and the I2C adapter are unregistered at module
  * exit, drm_dp_aux_unregister() first waits for the reads in flight (the
  * chardev's usecount); a file still open afterwards reads -ENODEV and never
@@ -52,8 +64,10 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <drm/display/drm_dp_helper.h>
 #include <drm/drm_connector.h>
 #include <drm/drm_crtc.h>
@@ -69,6 +83,10 @@
 #define LG_SYMBOL_ERROR_COUNT_VALID 0x8000
 #define LG_SYMBOL_ERROR_COUNT_MAX 0x7fff
 #define LG_MAX_ERRORS_PER_SECOND 1000000
+/* After a hotplug uevent, as long as linkguard's default settle time. */
+#define LG_UEVENT_SETTLE_MS 500
+/* What the harness reads the DPCD with (tests/kernel/sink.sh). */
+#define LG_HARNESS_READER "dd"
 
 struct lg_sink {
 	struct drm_dp_aux aux;
@@ -85,6 +103,9 @@ struct lg_sink {
 	ktime_t errors_since; // errors are accounted up to here
 	u16 errors[LG_MAX_LANES];
 	u64 transfers, reads, writes, i2c, failed;
+	bool training; // a modeset that drives the sink is under way
+	ktime_t settled_at; // and until then: its first vblank, a uevent's settle
+	u64 while_training; // transfers in either
 };
 
 /*
@@ -254,6 +275,9 @@ static ssize_t lg_sink_transfer(struct drm_dp_aux *aux, struct drm_dp_aux_msg *m
 		return -E2BIG;
 	spin_lock(&s->lock);
 	s->transfers++;
+	if ((s->training || ktime_before(ktime_get(), s->settled_at)) &&
+	    strcmp(current->comm, LG_HARNESS_READER))
+		s->while_training++;
 	if (s->aux_fail) {
 		s->failed++;
 		ret = -EIO;
@@ -279,6 +303,37 @@ static bool drives(const struct drm_crtc_state *crtc_state, const struct lg_sink
 	       (crtc_state->connector_mask & drm_connector_mask(s->connector));
 }
 
+/* The first vblank after now, lighting mode: one frame later. */
+static ktime_t first_vblank(const struct drm_display_mode *mode)
+{
+	u64 frame_ns = mode->clock ? div_u64((u64)mode->htotal * mode->vtotal *
+					     USEC_PER_SEC, mode->clock) : 0;
+
+	return ktime_add_ns(ktime_get(), frame_ns);
+}
+
+/* Pushes s's training window out to at least until. Under s->lock. */
+static void training_until(struct lg_sink *s, ktime_t until)
+{
+	if (ktime_after(until, s->settled_at))
+		s->settled_at = until;
+}
+
+void lg_dpcd_crtc_disabling(const struct drm_crtc_state *old,
+			    const struct drm_crtc_state *new)
+{
+	for (int i = 0; i < LG_MAX_SINKS; i++) {
+		struct lg_sink *s = &sinks[i];
+
+		// Lit again in this commit: the link retrains from here.
+		if (!s->connector || !drives(old, s) || !drives(new, s))
+			continue;
+		spin_lock(&s->lock);
+		s->training = true;
+		spin_unlock(&s->lock);
+	}
+}
+
 void lg_dpcd_crtc_enabled(const struct drm_crtc_state *new)
 {
 	for (int i = 0; i < LG_MAX_SINKS; i++) {
@@ -288,8 +343,21 @@ void lg_dpcd_crtc_enabled(const struct drm_crtc_state *new)
 			continue;
 		spin_lock(&s->lock);
 		train(s, new->mode.clock);
+		s->training = false;
+		training_until(s, first_vblank(&new->mode));
 		spin_unlock(&s->lock);
 	}
+}
+
+void lg_dpcd_uevent(struct drm_connector *connector)
+{
+	struct lg_sink *s = find_sink(connector);
+
+	if (!s)
+		return;
+	spin_lock(&s->lock);
+	training_until(s, ktime_add_ms(ktime_get(), LG_UEVENT_SETTLE_MS));
+	spin_unlock(&s->lock);
 }
 
 void lg_dpcd_crtc_disabled(const struct drm_crtc_state *old,
@@ -462,3 +530,26 @@ static const struct kernel_param_ops aux_ops = {
 };
 module_param_cb(aux, &aux_ops, NULL, 0444);
 MODULE_PARM_DESC(aux, "AUX transfers per connector since the module loaded");
+
+static int aux_training_get(char *buffer, const struct kernel_param *kp)
+{
+	int n = 0;
+
+	for (int i = 0; i < LG_MAX_SINKS; i++) {
+		struct lg_sink *s = &sinks[i];
+
+		if (!s->registered)
+			continue;
+		spin_lock(&s->lock);
+		n += scnprintf(buffer + n, PAGE_SIZE - n, "%u %llu\n",
+			       s->connector->base.id, s->while_training);
+		spin_unlock(&s->lock);
+	}
+	return n;
+}
+
+static const struct kernel_param_ops aux_training_ops = {
+	.get = aux_training_get,
+};
+module_param_cb(aux_training, &aux_training_ops, NULL, 0444);
+MODULE_PARM_DESC(aux_training, "AUX transfers per connector while its link trained");

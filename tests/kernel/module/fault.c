@@ -168,15 +168,28 @@ static void lg_hang_cpu(void *unused)
 		cpu_relax();
 }
 
+static bool one_of(const char *action, const char *const *actions, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(action, actions[i]))
+			return true;
+	}
+	return false;
+}
+
 static bool injects_failure(const char *action)
 {
 	static const char *const failures[] = { "bad", "bad-dev", "off", "on", "auto", "dark" };
 
-	for (size_t i = 0; i < ARRAY_SIZE(failures); i++) {
-		if (!strcmp(action, failures[i]))
-			return true;
-	}
-	return false;
+	return one_of(action, failures, ARRAY_SIZE(failures));
+}
+
+/* A dark link sends none: no driver noticed it. */
+static bool sends_uevent(const char *action)
+{
+	static const char *const uevents[] = { "bad", "bad-dev", "off", "on", "auto" };
+
+	return one_of(action, uevents, ARRAY_SIZE(uevents));
 }
 
 struct lg_command {
@@ -197,6 +210,8 @@ static int apply(struct drm_device *dev, void *data)
 	// The clock starts before user space can hear of the failure.
 	if (injects_failure(action))
 		lg_measure_failure(connector);
+	if (sends_uevent(action))
+		lg_dpcd_uevent(connector);
 	if (!strcmp(action, "bad") || !strcmp(action, "bad-dev")) {
 		drm_connector_set_link_status_property(connector,
 						       DRM_MODE_LINK_STATUS_BAD);

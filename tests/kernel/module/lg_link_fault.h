@@ -46,8 +46,13 @@ void lg_measure_exit(void);
 int lg_dpcd_init(struct drm_device *dev);
 void lg_dpcd_exit(void);
 
+/* A modeset that keeps a CRTC lit begins: the link it drives retrains. */
+void lg_dpcd_crtc_disabling(const struct drm_crtc_state *old,
+			    const struct drm_crtc_state *new);
 /* A modeset lit a CRTC: the sinks it drives train their link for its mode. */
 void lg_dpcd_crtc_enabled(const struct drm_crtc_state *new);
+/* A hotplug uevent was sent for connector: its link may still settle. */
+void lg_dpcd_uevent(struct drm_connector *connector);
 /* A CRTC went off: the sinks it drove lose their link. */
 void lg_dpcd_crtc_disabled(const struct drm_crtc_state *old,
 			   const struct drm_crtc_state *new);
