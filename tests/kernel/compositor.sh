@@ -41,6 +41,7 @@ start_compositor() {
 # Stops the compositor and shows what linkguard, wlroots' link handling and
 # the example's output handlers logged.
 stop_compositor() {
+	failures_end
 	kill "$pid"
 	wait "$pid"
 	pid=

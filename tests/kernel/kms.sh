@@ -19,6 +19,9 @@
 #                       the replug with the cap lifted
 #   figure KEY          modesets, modeset_us, flip_us or mode from the
 #                       figures lg_link_fault measured for the last failure
+#   failures_end        prints the AUX transfers the compositor made while
+#                       the link trained, since failures_begin (a figure,
+#                       not yet an assertion: linkguard should make none)
 #
 # Each fail_* waits for the compositor to settle, checks what must hold
 # and appends a row to the table.
@@ -113,10 +116,21 @@ record() {
 		"$(figure modesets)" "$(ms modeset_us)" "$(ms flip_us)" >>"$results"
 }
 
+# aux_while_training: sets $transfers to lg_link_fault's count of the AUX
+# transfers that came while the connector's link trained (a modeset to its
+# first vblank, an injected uevent's first 500 ms), the harness's own reads
+# left out.
+aux_while_training() {
+	transfers=$(sed -n "s/^$conn \([0-9]*\)$/\1/p" /sys/module/lg_link_fault/parameters/aux_training)
+	[ -n "$transfers" ] || fail "lg_link_fault counts no AUX transfers for connector $conn"
+}
+
 failures_begin() {
 	variant=$1 recovers=$2
 	requested=$(kernel 4)
 	first_failure=
+	aux_while_training
+	training_transfers=$transfers
 	echo "== $variant: requested $requested on connector $conn"
 }
 
@@ -239,4 +253,9 @@ fail_replugged() {
 	else
 		ok "$variant, $1: the CRTC runs $now, link-status $(kernel 2)"
 	fi
+}
+
+failures_end() {
+	aux_while_training
+	echo "figure: AUX transfers while a link trained: $((transfers - training_transfers)) ($variant)"
 }

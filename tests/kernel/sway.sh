@@ -89,6 +89,7 @@ run_sway() {
 	[ "$listed" = "$(kernel 4)" ] ||
 		fail "$2: swaymsg -t get_outputs lists $listed, the kernel runs $(kernel 4)"
 	ok "$2: swaymsg -t get_outputs agrees with the kernel: $listed"
+	failures_end
 	stop_sway
 }
 
