@@ -3,11 +3,11 @@
 #include <linkguard/policy.h>
 
 /*
- * The fallback order of DESIGN.md section 4. Candidates fall into classes,
- * lower is better; within a class the comparison below decides, and the
- * kernel's preferred flag breaks remaining ties. Only the kernel's exact
- * timings are ranked: a generated CVT mode needs more bandwidth than the
- * kernel's own timings for the same size.
+ * The fallback order of linkguard(7), FALLBACK POLICY. Candidates fall into
+ * classes, lower is better; within a class the comparison below decides,
+ * and the kernel's preferred flag breaks remaining ties. Only the kernel's
+ * exact timings are ranked: a generated CVT mode needs more bandwidth than
+ * the kernel's own timings for the same size.
  */
 enum candidate_class {
 	CLASS_REQUESTED, // retrain at the requested mode

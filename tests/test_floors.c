@@ -3,7 +3,7 @@
  * oracle: generated monitors with CVT reduced-blanking timings, generated
  * links, the kernel's mode list from the DP bandwidth formula (a mode is
  * listed when it fits the link at 18 bpp), and the fallback order of
- * DESIGN.md section 4 written as a pairwise comparison.
+ * linkguard(7), FALLBACK POLICY, written as a pairwise comparison.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -127,7 +127,7 @@ static struct lg_mode cvt_rb2(int32_t width, int32_t height, uint32_t hz) {
 	};
 }
 
-/* DESIGN.md section 4's tolerances: 0.5 % for refresh, 1 % for aspect. */
+/* linkguard(7)'s tolerances: 0.5 % for refresh, 1 % for aspect. */
 static bool refresh_at_most(int32_t a, int32_t b) {
 	return (int64_t)a * 1000 <= (int64_t)b * 1005;
 }
