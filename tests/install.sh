@@ -1,9 +1,9 @@
 #!/bin/sh
 # What `meson install` puts where: linkctl in bindir, the preload in
 # $libdir/linkguard/ (nothing links it), finding liblinkguard one directory
-# up without the loader's help, and the example compositor only when asked
-# for (-Dinstall-example=true), and the DP AUX access rule in the udev rules
-# directory.
+# up without the loader's help, linkguard-run pointing at it, the example
+# compositor only when asked for (-Dinstall-example=true), and the DP AUX
+# access rule in the udev rules directory.
 #
 #   install.sh BUILD_ROOT PREFIX BINDIR LIBDIR INSTALL_EXAMPLE UDEVRULESDIR
 set -u
@@ -40,6 +40,17 @@ resolved=$(env -u LD_LIBRARY_PATH ldd "$preload" | sed -n 's/^\s*liblinkguard\.s
 [ "$(realpath "$resolved")" = "$(realpath "$root"/liblinkguard.so.*.*.*)" ] ||
 	fail "the preload resolves liblinkguard to $resolved, not $root"
 echo "ok: it loads liblinkguard from $libdir (\$ORIGIN/..)"
+
+# The login session's wrapper preloads what was installed, and only into a
+# compositor on the wlroots the preload was built for.
+run=$dest$bindir/linkguard-run
+[ -x "$run" ] || fail "no $bindir/linkguard-run"
+grep -qx "preload='$libdir/linkguard/liblinkguard-preload.so'" "$run" ||
+	fail "linkguard-run does not look for $libdir/linkguard/liblinkguard-preload.so: $(grep '^preload=' "$run")"
+built_for=$(sed -n "s/^wlroots='\(libwlroots-[0-9.]*\.so\)'\$/\1/p" "$run")
+env -u LD_LIBRARY_PATH ldd "$root/liblinkguard.so.0" | grep -q "^\s*$built_for => " ||
+	fail "linkguard-run checks for '$built_for', liblinkguard links $(ldd "$root/liblinkguard.so.0" | grep wlroots)"
+echo "ok: $bindir/linkguard-run preloads $libdir/linkguard/liblinkguard-preload.so into compositors on $built_for"
 
 if [ "$install_example" = true ]; then
 	[ -x "$dest$bindir/linkguard-example" ] || fail "linkguard-example not installed"
