@@ -112,7 +112,13 @@ static uint64_t budget_wait(const struct lg_machine *m, uint64_t now) {
 static uint64_t gate_wait(const struct lg_machine *m, uint64_t now) {
 	uint64_t wait = budget_wait(m, now);
 	if (m->state == LG_LINK_FLAPPING && m->modesets > 0) {
+		// P4: the backoff paces a link that keeps failing; quiet for a
+		// flap window, it has stopped.
 		uint64_t open_at = m->last_modeset_ms + m->backoff_ms;
+		uint64_t quiet_at = m->last_fault_ms + m->config->flap_window_ms;
+		if (quiet_at < open_at) {
+			open_at = quiet_at;
+		}
 		if (open_at > now && open_at - now > wait) {
 			wait = open_at - now;
 		}
@@ -129,8 +135,12 @@ static void record_modeset(struct lg_machine *m, uint64_t now) {
 	m->last_modeset_ms = now;
 }
 
-/* P3: a BAD at a mode the kernel still fits. True when the link flaps. */
-static bool flap_record(struct lg_machine *m, uint64_t now) {
+/*
+ * P3: the last BAD was at a mode the kernel still fits. True when the link
+ * flaps. A BAD is counted once, at the time it came, however late its plan.
+ */
+static bool flap_record(struct lg_machine *m) {
+	uint64_t now = m->last_fault_ms;
 	const uint32_t cap = sizeof(m->flap_ms) / sizeof(m->flap_ms[0]);
 	uint32_t count = m->config->flap_count;
 	if (count == 0) {
@@ -139,10 +149,13 @@ static bool flap_record(struct lg_machine *m, uint64_t now) {
 	if (count > cap) {
 		count = cap;
 	}
-	m->flap_ms[m->flap_head] = now;
-	m->flap_head = (m->flap_head + 1) % cap;
-	if (m->flaps < cap) {
-		m->flaps++;
+	uint32_t newest = (m->flap_head + cap - 1) % cap;
+	if (m->flaps == 0 || m->flap_ms[newest] != now) {
+		m->flap_ms[m->flap_head] = now;
+		m->flap_head = (m->flap_head + 1) % cap;
+		if (m->flaps < cap) {
+			m->flaps++;
+		}
 	}
 	if (m->flaps < count) {
 		return false;
@@ -155,11 +168,38 @@ static bool flap_record(struct lg_machine *m, uint64_t now) {
 	return true;
 }
 
-static void calm_down(struct lg_machine *m) {
-	m->stepped_up = false;
+/* The flapping episode is over: no ceiling, no pacing. */
+static void end_episode(struct lg_machine *m) {
 	m->flaps = 0;
-	m->ceilings = 0;
+	m->stepped_down = false;
+	m->pacing = false;
+}
+
+static void calm_down(struct lg_machine *m) {
+	end_episode(m);
+	m->stepped_up = false;
 	m->backoff_ms = 0;
+}
+
+/* The link is quiet and runs the best mode it carries: the episode is over. */
+static void rest(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	calm_down(m);
+	set_state(m, out, running_state(facts));
+	if (at_requested(facts) && m->fallen_back) {
+		m->fallen_back = false;
+		emit(out, LG_ACTION_RESTORED);
+	}
+}
+
+/* The link the kernel trains mode at now, as rate x lanes; 0: unknown. */
+static uint64_t trained_link(const struct lg_machine_facts *facts,
+		const struct lg_mode *mode) {
+	struct lg_link_params link;
+	if (facts->link_for == NULL || !facts->link_for(facts->link_data, mode, &link)) {
+		return 0;
+	}
+	return (uint64_t)link.rate_mbps * link.lanes;
 }
 
 static bool listed(const struct lg_mode_list *list, const struct lg_mode *mode) {
@@ -199,10 +239,73 @@ static bool above_sink_ceiling(const struct lg_machine *m, const struct lg_mode 
 }
 
 /*
+ * P3: under the flapping step down's ceiling. A smaller mode that i915
+ * trains at the same link buys no margin: only a lower link counts, and
+ * the pixel clock only where the backend cannot tell links.
+ */
+static bool under_ceiling(const struct lg_machine *m,
+		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
+	if (!m->stepped_down) {
+		return true;
+	}
+	uint64_t link = trained_link(facts, mode);
+	if (m->ceiling_link != 0 && link != 0) {
+		return link < m->ceiling_link;
+	}
+	return mode->clock_khz < m->ceiling_khz;
+}
+
+/*
+ * P4: this monitor did not hold mode at the link the kernel would train it
+ * at now. A mode that failed only at other links is tried here once; a
+ * failure from an earlier start (the store keeps no link) counts anywhere.
+ */
+static bool known_bad_here(const struct lg_machine *m,
+		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
+	if (!listed(facts->known_bad, mode)) {
+		return false;
+	}
+	uint64_t link = trained_link(facts, mode);
+	bool failed_elsewhere = false;
+	for (uint32_t i = 0; i < m->n_failed; i++) {
+		if (!lg_mode_equal(&m->failed_mode[i], mode)) {
+			continue;
+		}
+		if (m->failed_link[i] == link) {
+			return true;
+		}
+		failed_elsewhere = true;
+	}
+	return !failed_elsewhere;
+}
+
+/*
+ * The monitor did not hold mode at link: the store remembers the mode. A
+ * record is kept once, so that repeats do not push others out of the ring.
+ */
+static void add_known_bad(struct lg_machine *m, struct lg_actions *out,
+		const struct lg_mode *mode, uint64_t link, const char *why) {
+	bool recorded = false;
+	for (uint32_t i = 0; i < m->n_failed && !recorded; i++) {
+		recorded = lg_mode_equal(&m->failed_mode[i], mode) && m->failed_link[i] == link;
+	}
+	if (!recorded) {
+		m->failed_mode[m->failed_head] = *mode;
+		m->failed_link[m->failed_head] = link;
+		m->failed_head = (m->failed_head + 1) % MACHINE_MAX_FAILED;
+		if (m->n_failed < MACHINE_MAX_FAILED) {
+			m->n_failed++;
+		}
+	}
+	emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, mode, why);
+}
+
+/*
  * The candidates, best first: the policy's ranking of the kernel's list,
  * from the requested mode (P4), in tiers: modes under the flapping
- * ceiling, then the others, then modes this monitor did not hold, then
- * modes at or above the sink's ceiling. The later tiers are there for P1:
+ * ceiling, then the others, then modes this monitor did not hold at the
+ * link they would train at now, then modes at or above the sink's
+ * ceiling. The later tiers are there for P1:
  * better a mode that may fail than a dark output.
  */
 static bool build_order(struct lg_machine *m, const struct lg_machine_facts *facts) {
@@ -227,13 +330,12 @@ static bool build_order(struct lg_machine *m, const struct lg_machine_facts *fac
 	}
 	size_t n = lg_policy_rank(m->config->policy, &m->config->floors,
 		reference, modes, NULL, ranked);
-	uint32_t ceiling = m->ceilings > 0 ? m->ceiling_khz[m->ceilings - 1] : UINT32_MAX;
 	for (int tier = 0; tier < 4; tier++) {
 		for (size_t i = 0; i < n; i++) {
 			const struct lg_mode *mode = &modes->modes[ranked[i]];
-			bool bad = listed(facts->known_bad, mode);
+			bool bad = known_bad_here(m, facts, mode);
 			int mode_tier = above_sink_ceiling(m, mode) ? 3 : bad ? 2 :
-				mode->clock_khz < ceiling ? 0 : 1;
+				under_ceiling(m, facts, mode) ? 0 : 1;
 			if (mode_tier == tier) {
 				m->order[m->order_len++] = ranked[i];
 			}
@@ -307,10 +409,10 @@ static void commit(struct lg_machine *m, const struct lg_machine_facts *facts,
 	emit_mode(out, LG_ACTION_COMMIT, mode, why);
 }
 
-/* After a flap, the link must stay quiet this long before a step up. */
-static uint32_t quiet_ms(const struct lg_machine *m) {
-	uint32_t window = m->config->flap_window_ms;
-	return m->backoff_ms > window ? m->backoff_ms : window;
+/* P4: the link is quiet once a flap window has passed since the last fault. */
+static uint64_t quiet_ms(const struct lg_machine *m, uint64_t now) {
+	uint64_t quiet_at = m->last_fault_ms + m->config->flap_window_ms;
+	return quiet_at > now ? quiet_at - now : 1;
 }
 
 /*
@@ -349,9 +451,9 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		// Nothing that needs less bandwidth passes: the running mode
 		// stays, the errors stay reported, no modeset.
 		end_plan(m);
-		if (m->ceilings > 0) {
-			// The plan cancelled the quiet period: it starts again.
-			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m));
+		if (m->stepped_down) {
+			// The plan cancelled the quiet period's timer: again.
+			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		}
 		return;
 	}
@@ -376,27 +478,44 @@ static void probe(struct lg_machine *m, struct lg_actions *out) {
 
 /*
  * The link keeps failing at a mode it can carry: step down to a mode that
- * needs less bandwidth (i915 trains it at a lower rate, with more margin),
- * and space modesets by a backoff, which doubles each time the link flaps
- * again after a step back up.
+ * the kernel trains at a lower link (begin_step_down()), and space modesets
+ * by a backoff, which doubles each time the link flaps again after a step
+ * back up, and at each flap while only retrains are paced.
  */
 static void enter_flapping(struct lg_machine *m, struct lg_actions *out) {
-	if (m->backoff_ms == 0 || m->stepped_up) {
+	// What begin_step_down() decides next.
+	bool paced = m->stepped_down || m->pacing;
+	if (m->backoff_ms == 0 || m->stepped_up || paced) {
 		m->backoff_ms = grow_backoff(m);
 	}
 	m->stepped_up = false;
 	set_state(m, out, LG_LINK_FLAPPING);
-	emit(out, LG_ACTION_FLAPPING)->ms = m->backoff_ms;
+	struct lg_action *action = emit(out, LG_ACTION_FLAPPING);
+	action->ms = m->backoff_ms;
+	action->why = paced ? "as often below the link it stepped down from: "
+		"back to the best mode, retrains paced" : "stepping down to a lower link";
 }
 
-/* One step down per modeset: the ceiling is the mode that ran when it began. */
+/*
+ * P3: one step down per flapping episode, below the link of the mode that
+ * ran (a glitch is no training failure: the kernel lowered nothing). When
+ * the link flaps as much below it, bandwidth is not the cause: the best
+ * mode again, and only its retrains paced, until a quiet period.
+ */
 static void begin_step_down(struct lg_machine *m, const struct lg_machine_facts *facts) {
-	m->plan = MACHINE_PLAN_STEP_DOWN;
-	uint32_t clock = facts->current != NULL ? facts->current->clock_khz : 0;
-	bool lower = m->ceilings == 0 || clock < m->ceiling_khz[m->ceilings - 1];
-	if (clock > 0 && lower && m->ceilings < MACHINE_MAX_CEILINGS) {
-		m->ceiling_khz[m->ceilings++] = clock;
+	if (m->stepped_down || m->pacing) {
+		m->stepped_down = false;
+		m->pacing = true;
+		m->plan = MACHINE_PLAN_BAD;
+		return;
 	}
+	m->plan = MACHINE_PLAN_STEP_DOWN;
+	if (facts->current == NULL) {
+		return;
+	}
+	m->stepped_down = true;
+	m->ceiling_link = trained_link(facts, facts->current);
+	m->ceiling_khz = facts->current->clock_khz;
 }
 
 /*
@@ -428,6 +547,15 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		}
 		cancel_timer(m, out);
 	}
+	if (facts->now_ms - m->last_fault_ms >= m->config->flap_window_ms) {
+		// A plan that waited until the link was quiet: the flapping
+		// episode is over, this plan goes to the best mode (P4), and
+		// a step down that waited answers its BAD instead (P8).
+		end_episode(m);
+		if (plan == MACHINE_PLAN_STEP_DOWN) {
+			plan = MACHINE_PLAN_BAD;
+		}
+	}
 	m->plan = plan;
 	m->plan_steps_down = plan == MACHINE_PLAN_ERRORS ||
 		(plan == MACHINE_PLAN_UNLOCKED && m->unlock_step_down);
@@ -438,6 +566,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 	if (facts->current != NULL) {
 		m->plan_from = *facts->current;
 	}
+	m->plan_from_link = m->running_link;
 	m->plan_same_tested = false;
 	m->plan_probed = false;
 	m->requested_rejected = false;
@@ -452,7 +581,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		// At the requested mode there is nothing better to plan for: the
 		// same mode first, without a probe (the kernel may still fit it at
 		// a lower bpp). On a fallback the list may have grown (P4).
-		if (at_requested(facts) && !listed(facts->known_bad, facts->current)) {
+		if (at_requested(facts) && !known_bad_here(m, facts, facts->current)) {
 			m->await = MACHINE_AWAIT_SAME_TEST;
 			emit_mode(out, LG_ACTION_TEST, facts->current, "same mode");
 			return;
@@ -496,6 +625,7 @@ static void handle_link_bad(struct lg_machine *m, const struct lg_machine_facts 
 		return; // the compositor turned it off: nothing to retrain
 	}
 	m->bad_pending = true;
+	m->last_fault_ms = facts->now_ms;
 	if (m->state != LG_LINK_FLAPPING && m->state != LG_LINK_FAILED) {
 		set_state(m, out, LG_LINK_BAD);
 	}
@@ -505,7 +635,7 @@ static void handle_link_bad(struct lg_machine *m, const struct lg_machine_facts 
 	// Held back by the budget or the backoff, the link failed again at
 	// the mode it was left at: that counts as a flap too (P3).
 	if (m->timer == MACHINE_TIMER_GATE && facts->current != NULL &&
-			flap_record(m, facts->now_ms)) {
+			flap_record(m)) {
 		enter_flapping(m, out);
 		begin_plan(m, MACHINE_PLAN_STEP_DOWN, facts, out);
 		return;
@@ -538,11 +668,13 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 		}
 		// An unlock is no BAD: a second one at this mode steps down
 		// (handle_sink_unlocked) under the sink ceiling.
-		if (m->plan != MACHINE_PLAN_UNLOCKED && flap_record(m, facts->now_ms)) {
+		if (m->plan != MACHINE_PLAN_UNLOCKED && flap_record(m)) {
 			enter_flapping(m, out);
 			begin_step_down(m, facts);
-			probe(m, out);
-			return;
+			if (!m->pacing) {
+				probe(m, out);
+				return;
+			}
 		}
 		commit(m, facts, out, facts->current, "same mode passed its test");
 		return;
@@ -569,9 +701,9 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 	}
 	if (m->plan == MACHINE_PLAN_STEP_UP && facts->current != NULL &&
 			lg_mode_equal(&mode, facts->current)) {
-		// Nothing better than what runs: no modeset for it.
+		// Nothing better than what runs passes: no modeset for it (P8).
 		end_plan(m);
-		arm(m, out, MACHINE_TIMER_QUIET, 1);
+		rest(m, facts, out);
 		return;
 	}
 	commit(m, facts, out, &mode, step_why(m->plan));
@@ -603,7 +735,7 @@ static void handle_probed(struct lg_machine *m, const struct lg_machine_event *e
 	// mode the kernel still fits, a flap (P3), not a rung of the ladder.
 	if (m->plan == MACHINE_PLAN_BAD && !event->modes_changed &&
 			facts->current != NULL && listed(facts->modes, facts->current) &&
-			flap_record(m, facts->now_ms)) {
+			flap_record(m)) {
 		enter_flapping(m, out);
 		begin_step_down(m, facts);
 	}
@@ -634,7 +766,7 @@ static enum lg_fallback_reason fallback_reason(const struct lg_machine *m,
 		return LG_FALLBACK_TEST_FAILED;
 	}
 	// Not tried: skipped as known bad, or above the flapping ceiling.
-	return listed(facts->known_bad, facts->requested) ?
+	return known_bad_here(m, facts, facts->requested) ?
 		LG_FALLBACK_KNOWN_BAD : LG_FALLBACK_FLAPPING;
 }
 
@@ -646,7 +778,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 	const struct lg_mode mode = m->plan_mode;
 	if (!event->ok) {
 		// Failed after its test passed: the monitor does not take it.
-		emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, &mode, "commit failed");
+		add_known_bad(m, out, &mode, trained_link(facts, &mode), "commit failed");
 		if (m->plan == MACHINE_PLAN_RETRY) {
 			retry_result(m, out, LG_RETRY_REJECTED);
 			return;
@@ -661,6 +793,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	m->bad_pending = false;
+	m->running_link = trained_link(facts, &mode);
 	if (m->plan == MACHINE_PLAN_STEP_UP) {
 		m->stepped_up = true;
 	}
@@ -685,7 +818,10 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		if (action->reason == LG_FALLBACK_MODE_PRUNED ||
 				action->reason == LG_FALLBACK_TEST_FAILED) {
 			// The link could not carry it: remembered for the next start.
-			emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, facts->requested,
+			bool ran = m->plan_has_from &&
+				lg_mode_same_timing(&m->plan_from, facts->requested);
+			add_known_bad(m, out, facts->requested, ran ? m->plan_from_link :
+				trained_link(facts, facts->requested),
 				"the link could not carry it");
 		}
 	}
@@ -713,26 +849,40 @@ static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *
 			emit(out, LG_ACTION_RESTORED);
 		}
 	}
-	if (m->state == LG_LINK_FLAPPING || m->ceilings > 0) {
-		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m));
+	if (m->state == LG_LINK_FLAPPING || m->stepped_down) {
+		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		return;
 	}
 	m->backoff_ms = 0;
 }
 
+/*
+ * Off the requested mode at a mode the policy ranks below another of the
+ * kernel's list (the compositor set a fallback of linkguard's that the
+ * link has outgrown): a plan would step up.
+ */
+static bool below_pick(struct lg_machine *m, const struct lg_machine_facts *facts) {
+	if (facts->requested == NULL || facts->current == NULL || at_requested(facts) ||
+			!can_act(m, facts) || !build_order(m, facts) || m->order_len == 0) {
+		return false;
+	}
+	const struct lg_mode *pick = &facts->modes->modes[m->order[0]];
+	return !lg_mode_same_timing(pick, facts->current);
+}
+
+/*
+ * P4, P7: quiet for a flap window since the last fault. One plan straight
+ * to the policy's pick, never one mode per quiet period; the backoff is
+ * kept until that mode has held, so that a flap right after it doubles it.
+ */
 static void handle_quiet(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
-	if (m->ceilings > 0) {
-		m->ceilings--;
+	end_episode(m);
+	if (below_pick(m, facts)) {
 		begin_plan(m, MACHINE_PLAN_STEP_UP, facts, out);
 		return;
 	}
-	calm_down(m);
-	set_state(m, out, running_state(facts));
-	if (at_requested(facts) && m->fallen_back) {
-		m->fallen_back = false;
-		emit(out, LG_ACTION_RESTORED);
-	}
+	rest(m, facts, out);
 }
 
 static void handle_timer(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -783,24 +933,13 @@ static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *fa
 	begin_plan(m, MACHINE_PLAN_RETRY, facts, out);
 }
 
-/*
- * Off the requested mode at a mode the policy ranks below another of the
- * kernel's list (the compositor set a fallback of linkguard's that the
- * link has outgrown): a plan would step up.
- */
-static bool below_pick(struct lg_machine *m, const struct lg_machine_facts *facts) {
-	if (facts->requested == NULL || facts->current == NULL || at_requested(facts) ||
-			!can_act(m, facts) || !build_order(m, facts) || m->order_len == 0) {
-		return false;
-	}
-	const struct lg_mode *pick = &facts->modes->modes[m->order[0]];
-	return !lg_mode_same_timing(pick, facts->current);
-}
-
 static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
 	// A compositor's modeset trains the link afresh.
 	end_plan(m);
+	if (facts->current != NULL) {
+		m->running_link = trained_link(facts, facts->current);
+	}
 	m->bad_pending = false;
 	m->unlock_retrained = false;
 	m->unlock_step_down = false;
@@ -809,7 +948,7 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 		return;
 	}
 	if (m->state == LG_LINK_FLAPPING) {
-		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m));
+		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		return;
 	}
 	cancel_timer(m, out);
@@ -847,6 +986,7 @@ static void handle_sink_unlocked(struct lg_machine *m,
 			m->state == LG_LINK_FAILED) {
 		return;
 	}
+	m->last_fault_ms = facts->now_ms;
 	if (m->state != LG_LINK_FLAPPING) {
 		set_state(m, out, LG_LINK_BAD);
 	}
@@ -871,6 +1011,9 @@ static void handle_link_health(struct lg_machine *m,
 		return;
 	}
 	set_state(m, out, running_state(facts));
+	if (facts->link_errors) {
+		m->last_fault_ms = facts->now_ms;
+	}
 	if (facts->link_errors && m->config->link_errors_step_down) {
 		begin_plan(m, MACHINE_PLAN_ERRORS, facts, out);
 	}
@@ -903,6 +1046,7 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 		drop_incident(m, out);
 		calm_down(m);
 		m->sink_ceiling_khz = 0;
+		m->n_failed = 0; // known_bad.c forgets them with the sink
 		if (event->type == LG_MACHINE_SINK_SWAP) {
 			m->fallen_back = false;
 		}

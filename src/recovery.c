@@ -33,6 +33,12 @@ bool recovery_build_state(struct lg_connector *conn,
 	return true;
 }
 
+static bool recovery_link_for(void *data, const struct lg_mode *mode,
+		struct lg_link_params *link) {
+	struct lg_connector *conn = data;
+	return conn->impl->choose_link(conn, mode, link);
+}
+
 static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 	struct lg_connector *conn = data;
 	*facts = (struct lg_machine_facts){
@@ -45,6 +51,8 @@ static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 		.modes = &conn->modes,
 		.known_bad = &conn->known_bad,
 		.link_errors = conn->link_errors,
+		.link_for = conn->impl->choose_link != NULL ? recovery_link_for : NULL,
+		.link_data = conn,
 	};
 }
 
@@ -236,9 +244,9 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_FLAPPING:
 		incident_report(conn, action);
 		lg_conn_log(conn, LG_INFO, "link flapping (%u BADs at a mode that fits "
-			"within %u ms): stepping down, modesets at least %u ms apart",
+			"within %u ms): %s, modesets at least %u ms apart",
 			recovery->config.flap_count, recovery->config.flap_window_ms,
-			action->ms);
+			action->why, action->ms);
 		return;
 	case LG_ACTION_DISABLE:
 		lg_conn_log(conn, LG_ERROR, "the kernel lists no mode: output off");

@@ -8,8 +8,13 @@
  * choosing modes, sinks that lose lock with link-status GOOD (once, or
  * above a rate), cables that count symbol errors, with and without the
  * step down for errors, all at random gaps. Each program is
- * checked against P1-P5 after every step and once left alone, with the
- * DP-formula oracle of tests/machine/oracle.c.
+ * checked against P1-P5, P7 and P8 after every step and once left alone,
+ * with the DP-formula oracle of tests/machine/oracle.c, and against P4's
+ * time bound: the last mode change comes within a flap window and the
+ * settle time after the last fault. The distributions of that time and of
+ * the modesets after the last fault are printed. A mutation check follows:
+ * the machine ranking refresh before resolution while the oracle judges
+ * by the default policy must fail some program.
  *
  *   test_convergence [PROGRAMS [SEED]]
  *
@@ -29,6 +34,8 @@
 
 #define MAX_STEPS 48
 #define CONVERGE_MS (30 * 60 * 1000)
+/* Programs the mutation check runs at most before it must have failed one. */
+#define MUTANT_PROGRAMS 2000
 
 enum verb {
 	GLITCH, CABLE, HEAL, REPLUG, REPLUG_STORED, SWAP, RETRY, COMMIT_FAILS, VT_SWITCH,
@@ -149,11 +156,48 @@ static void apply(struct world *w, const struct step *step) {
 	world_check_now(w);
 }
 
-/* Runs p from a 4K60 monitor; the violation, or NULL. */
-static const char *run(const struct program *p, uint32_t *worst, bool trace) {
+/* What a program showed once left alone. */
+struct outcome {
+	uint32_t worst; // most modesets in a budget window
+	uint64_t to_best_ms; // from the last fault to the last mode change
+	uint32_t modesets_after_fault;
+	bool timed; // P4's bound applies: not failed since the last fault
+};
+
+/*
+ * P4's time bound, on a program left alone: the last mode change came
+ * within a flap window and the settle time after the last fault (the
+ * mode it left is judged by world_check_now()).
+ */
+static void check_in_time(struct world *w, struct outcome *outcome) {
+	uint64_t after = w->last_change_at > w->last_fault_at ?
+		w->last_change_at - w->last_fault_at : 0;
+	outcome->to_best_ms = after;
+	outcome->modesets_after_fault = w->modesets_after_fault;
+	enum lg_link_state state = w->driver.machine.state;
+	bool judged = (state == LG_LINK_GOOD || state == LG_LINK_DEGRADED) &&
+		!w->failed_after_fault;
+	outcome->timed = judged;
+	if (judged && after > w->config.flap_window_ms + w->config.settle_ms &&
+			w->violation == NULL) {
+		w->violation = "P4 within a quiet period";
+		snprintf(w->detail, sizeof(w->detail), "the last mode change came "
+			"%llu ms after the last fault", (unsigned long long)after);
+	}
+}
+
+/*
+ * Runs p from a 4K60 monitor; the violation, or NULL. A mutant machine
+ * ranks refresh first while the oracle judges by resolution first.
+ */
+static const char *run(const struct program *p, struct outcome *outcome, bool trace,
+		bool mutant) {
 	struct world w;
 	world_init(&w, "4k60");
 	w.config.link_errors_step_down = p->errors_step_down;
+	if (mutant) {
+		w.config.policy = LG_POLICY_REFRESH_FIRST;
+	}
 	w.trace = trace;
 	for (size_t i = 0; i < p->len && w.violation == NULL; i++) {
 		apply(&w, &p->steps[i]);
@@ -166,9 +210,10 @@ static const char *run(const struct program *p, uint32_t *worst, bool trace) {
 			w.violation = "convergence: still busy when left alone";
 		}
 	}
-	if (worst != NULL && w.max_in_window > *worst) {
-		*worst = w.max_in_window;
-	}
+	struct outcome local;
+	outcome = outcome != NULL ? outcome : &local;
+	check_in_time(&w, outcome);
+	outcome->worst = w.max_in_window;
 	if (trace && w.violation != NULL) {
 		fprintf(stderr, "violation of %s: %s\n", w.violation, w.detail);
 	}
@@ -188,7 +233,7 @@ static void shrink(struct program *p) {
 				q.steps[j] = q.steps[j + 1];
 			}
 			q.len--;
-			if (run(&q, NULL, false) != NULL) {
+			if (run(&q, NULL, false, false) != NULL) {
 				*p = q;
 				smaller = true;
 				break;
@@ -255,6 +300,60 @@ static void write_scenario(const struct program *p, uint64_t seed) {
 	fprintf(stderr, "the shrunk program is in %s\n", path);
 }
 
+static int cmp_u64(const void *a, const void *b) {
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The distributions of P4's time (over the n_timed programs it bounds) and
+ * P7's modesets (over all n).
+ */
+static void print_distributions(uint64_t *to_best, size_t n_timed,
+		const uint32_t *after, size_t n) {
+	if (n_timed > 0) {
+		qsort(to_best, n_timed, sizeof(*to_best), cmp_u64);
+		fprintf(stderr, "last fault -> last mode change (%zu programs; %zu failed "
+			"since, left to the backoff): median %" PRIu64 " ms, p90 %" PRIu64
+			" ms, p99 %" PRIu64 " ms, max %" PRIu64 " ms\n", n_timed, n - n_timed,
+			to_best[n_timed / 2], to_best[n_timed * 9 / 10],
+			to_best[n_timed * 99 / 100], to_best[n_timed - 1]);
+	}
+	uint32_t counts[WORLD_MODESETS_AFTER_FAULT + 2] = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		uint32_t k = after[i] <= WORLD_MODESETS_AFTER_FAULT ?
+			after[i] : WORLD_MODESETS_AFTER_FAULT + 1;
+		counts[k]++;
+	}
+	fprintf(stderr, "modesets after the last fault:");
+	for (uint32_t k = 0; k <= WORLD_MODESETS_AFTER_FAULT; k++) {
+		fprintf(stderr, " %u: %u,", k, counts[k]);
+	}
+	fprintf(stderr, " more: %u\n", counts[WORLD_MODESETS_AFTER_FAULT + 1]);
+}
+
+/*
+ * The mutation check: a machine that ranks refresh before resolution
+ * (the 4K60 monitor's 4K30 and 2560x1440@60 swap places) must fail a
+ * generated program; if none does, the checks cannot see a ranking bug.
+ */
+static bool mutant_caught(uint64_t seed) {
+	for (unsigned long i = 0; i < MUTANT_PROGRAMS; i++) {
+		rng_seed(seed, i);
+		struct program p;
+		generate(&p);
+		const char *violation = run(&p, NULL, false, true);
+		if (violation != NULL) {
+			fprintf(stderr, "mutation check: ranking refresh first fails program "
+				"%lu (%s)\n", i, violation);
+			return true;
+		}
+	}
+	fprintf(stderr, "mutation check: ranking refresh first passed %d programs\n",
+		MUTANT_PROGRAMS);
+	return false;
+}
+
 int main(int argc, char *argv[]) {
 	unsigned long programs = argc > 1 ? strtoul(argv[1], NULL, 10) : 100000;
 	const char *seed_env = getenv("LINKGUARD_SEED");
@@ -264,23 +363,38 @@ int main(int argc, char *argv[]) {
 		seed, seed);
 	uint32_t worst = 0;
 	unsigned long failed = 0, ran = 0;
-	for (unsigned long i = 0; i < programs && failed == 0; i++) {
+	size_t timed = 0;
+	uint64_t *to_best = calloc(programs + 1, sizeof(*to_best));
+	uint32_t *after = calloc(programs + 1, sizeof(*after));
+	check(to_best != NULL && after != NULL);
+	for (unsigned long i = 0; i < programs && failed == 0 && after != NULL &&
+			to_best != NULL; i++) {
 		rng_seed(seed, i);
 		struct program p;
 		generate(&p);
+		struct outcome outcome;
+		const char *violation = run(&p, &outcome, false, false);
+		if (outcome.timed) {
+			to_best[timed++] = outcome.to_best_ms;
+		}
+		after[ran] = outcome.modesets_after_fault;
+		worst = outcome.worst > worst ? outcome.worst : worst;
 		ran++;
-		if (run(&p, &worst, false) == NULL) {
+		if (violation == NULL) {
 			continue;
 		}
 		failed++;
 		fprintf(stderr, "program %lu of seed %" PRIu64 " fails; shrinking\n", i, seed);
 		shrink(&p);
-		run(&p, NULL, true);
+		run(&p, NULL, true, false);
 		write_scenario(&p, seed);
 	}
 	fprintf(stderr, "%lu programs, %lu failed; worst %u modesets in %d ms (budget %d)\n",
 		ran, failed, worst, MACHINE_BUDGET_WINDOW_MS, MACHINE_BUDGET_MODESETS);
-	check(ran == programs || failed > 0);
+	print_distributions(to_best, timed, after, ran);
+	free(to_best);
+	free(after);
 	check_int_eq(failed, 0);
+	check(mutant_caught(seed));
 	return test_result();
 }

@@ -219,6 +219,12 @@ static bool sim_get_link_params(struct lg_connector *conn,
 	return true;
 }
 
+static bool sim_choose_link(struct lg_connector *conn, const struct lg_mode *mode,
+		struct lg_link_params *params) {
+	struct sim_connector *sc = sim_connector_from_conn(conn);
+	return sc->link.sink != NULL && sim_link_choose(&sc->link, mode, params);
+}
+
 static void sim_connector_destroy(struct lg_connector *conn) {
 	struct sim_connector *sc = sim_connector_from_conn(conn);
 	remove_timer(&sc->hotplug_timer);
@@ -240,6 +246,7 @@ static const struct lg_connector_impl sim_connector_impl = {
 	.check_mode = sim_check_mode,
 	.blank = sim_blank,
 	.mode_committed = sim_mode_committed,
+	.choose_link = sim_choose_link,
 	.get_link_params = sim_get_link_params,
 	.get_sink_status = sim_get_sink_status,
 	.get_identity = sim_get_identity,

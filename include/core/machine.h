@@ -24,8 +24,8 @@
  */
 #define MACHINE_BUDGET_MODESETS 12
 #define MACHINE_BUDGET_WINDOW_MS 10000
-/* Flapping steps down at most this far below the requested mode. */
-#define MACHINE_MAX_CEILINGS 8
+/* Modes that failed in this process, each with the link it failed at (ring). */
+#define MACHINE_MAX_FAILED 16
 
 struct lg_machine_config {
 	enum lg_policy policy;
@@ -82,6 +82,14 @@ struct lg_machine_facts {
 	const struct lg_mode_list *modes; // the kernel's list at the last probe
 	const struct lg_mode_list *known_bad; // modes this monitor did not hold
 	bool link_errors; // the sink counts symbol errors above the threshold
+	/*
+	 * The link the kernel would train mode at now (i915: the lowest rate,
+	 * then the fewest lanes, that carry it); false when it would not or
+	 * the backend cannot tell. NULL: never known.
+	 */
+	bool (*link_for)(void *data, const struct lg_mode *mode,
+		struct lg_link_params *link);
+	void *link_data;
 };
 
 enum lg_failure {
@@ -188,12 +196,29 @@ struct lg_machine {
 	uint64_t last_modeset_ms;
 	uint32_t backoff_ms; // flapping: gap between modesets; failed: next try
 
-	// P3: BADs at a mode that still fits (ring), and the step-down ceilings
+	// P3: BADs at a mode that still fits (ring)
 	uint64_t flap_ms[16];
 	uint32_t flaps, flap_head;
-	uint32_t ceiling_khz[MACHINE_MAX_CEILINGS];
-	uint32_t ceilings;
+	// P3: one step down per flapping episode, to modes the kernel trains
+	// at a lower link (rate x lanes) than ceiling_link, or, when the
+	// backend cannot tell links, with a pixel clock below ceiling_khz
+	bool stepped_down;
+	uint64_t ceiling_link;
+	uint32_t ceiling_khz;
+	// P3: it flapped as much below the ceiling: bandwidth is not the
+	// cause; the best mode, retrains paced by the backoff
+	bool pacing;
 	bool stepped_up; // the last plan stepped up: a flap now doubles the backoff
+	// P4, P8: the last BAD, unlock or error verdict; quiet a flap window after it
+	uint64_t last_fault_ms;
+	// The link (rate x lanes, 0: unknown) the running mode trained at, and
+	// the running mode's when the plan began
+	uint64_t running_link, plan_from_link;
+	// P4: modes that failed in this process, each at the link it failed
+	// at; known-bad only there (ring)
+	struct lg_mode failed_mode[MACHINE_MAX_FAILED];
+	uint64_t failed_link[MACHINE_MAX_FAILED];
+	uint32_t n_failed, failed_head;
 
 	// The sink lost lock at unlock_mode, which was retrained at unlock_ms;
 	// lost again there soon after: the unlocked plan steps down

@@ -22,9 +22,10 @@ enum lg_link_status {
  *             counts symbol errors above the threshold; link-status GOOD
  * FAILED      no listed mode passed its test and commit: retried after a
  *             growing backoff (the output is off only if no mode is listed)
- * FLAPPING    BAD again and again at a mode that fits: stepped down to a
- *             mode that needs less bandwidth, modesets spaced by a backoff,
- *             one step back up after each quiet period
+ * FLAPPING    BAD again and again at a mode that fits: stepped down once
+ *             to a mode the kernel trains at a lower link, or back at the
+ *             best mode when it flapped as much there; modesets spaced by
+ *             a backoff; straight back to the best mode once quiet
  */
 enum lg_link_state {
 	LG_LINK_GOOD,

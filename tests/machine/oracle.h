@@ -17,6 +17,13 @@
 /* Bytes per second the link carries, in kB/s. */
 double oracle_link_kBps(const struct lg_link_params *link);
 bool oracle_fits(const struct lg_mode *mode, const struct lg_link_params *link);
+/*
+ * The link i915 trains mode at within max (SST, HBR3 at most): for each bpp
+ * from max_bpc x 3, rounded down to a multiple of 6, down to 18, the lowest
+ * rate, then the fewest lanes, that carry the mode. False when none does.
+ */
+bool oracle_train_link(const struct lg_mode *mode, uint32_t max_bpc,
+	const struct lg_link_params *max, struct lg_link_params *link);
 /* The sink's modes that the kernel lists on a link lowered to max. */
 void oracle_list(const struct sim_sink *sink, const struct lg_link_params *max,
 	struct lg_mode_list *out);
@@ -31,7 +38,12 @@ bool oracle_trains(const struct lg_mode *mode, const struct lg_link_params *max,
 /*
  * The mode recovery must end at on list: the policy's first pick that is
  * not known bad, else its first pick (better a known-bad mode than none).
+ * The policy as the specification words it, in a few lines of its own:
+ * never src/policy.c's ranking, so that a bug there cannot hide here.
  */
+/* Whether the spec's policy ranks a before b as a fallback for requested. */
+bool oracle_better(enum lg_policy policy, const struct lg_mode *a,
+	const struct lg_mode *b, const struct lg_mode *requested);
 bool oracle_pick(enum lg_policy policy, const struct lg_mode *requested,
 	const struct lg_mode_list *list, const struct lg_mode_list *known_bad,
 	struct lg_mode *pick);

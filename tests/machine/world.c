@@ -11,6 +11,13 @@ static void violate(struct world *w, const char *property, const char *detail) {
 	}
 }
 
+/* The kernel's link choice, as the sim's backend tells the core. */
+static bool world_link_for(void *data, const struct lg_mode *mode,
+		struct lg_link_params *link) {
+	struct world *w = data;
+	return w->link.sink != NULL && sim_link_choose(&w->link, mode, link);
+}
+
 static void world_facts(void *data, struct lg_machine_facts *facts) {
 	struct world *w = data;
 	*facts = (struct lg_machine_facts){
@@ -23,14 +30,28 @@ static void world_facts(void *data, struct lg_machine_facts *facts) {
 		.modes = &w->modes,
 		.known_bad = &w->known_bad,
 		.link_errors = w->link_errors,
+		.link_for = world_link_for,
+		.link_data = w,
 	};
+}
+
+/* With w->trace: what the machine asked of the kernel, and the answer. */
+static bool traced(const struct world *w, const char *what, const struct lg_mode *mode,
+		bool ok) {
+	if (w->trace) {
+		char buf[64];
+		fprintf(stderr, "  %8llu %s %s: %s\n", (unsigned long long)w->now, what,
+			mode != NULL ? lg_mode_format(mode, buf, sizeof(buf)) : "",
+			ok ? "ok" : "failed");
+	}
+	return ok;
 }
 
 static bool world_probe(void *data, bool *changed) {
 	struct world *w = data;
 	struct lg_mode_list list;
 	lg_mode_list_init(&list);
-	bool ok = w->connected && sim_link_probe(&w->link, &list);
+	bool ok = traced(w, "probe", NULL, w->connected && sim_link_probe(&w->link, &list));
 	*changed = !lg_mode_list_equal(&list, &w->modes);
 	if (ok) {
 		lg_mode_list_copy(&w->modes, &list);
@@ -41,11 +62,26 @@ static bool world_probe(void *data, bool *changed) {
 
 static bool world_test(void *data, const struct lg_mode *mode) {
 	struct world *w = data;
-	return w->connected && sim_link_mode_valid(&w->link, mode);
+	return traced(w, "test", mode, w->connected && sim_link_mode_valid(&w->link, mode));
 }
 
-/* P2: linkguard's modesets in any window of the budget. */
+/*
+ * P4, P7, P8: something from outside the machine happened; also a fault
+ * it hears of only through its next test.
+ */
+static void mark_fault(struct world *w) {
+	w->last_fault_at = w->now;
+	w->modesets_after_fault = 0;
+	// Failed already: its backoff tries again, whatever came.
+	w->failed_after_fault = w->driver.machine.state == LG_LINK_FAILED;
+}
+
+/* P2: linkguard's modesets in any window of the budget; P7 after the last fault. */
 static void record_modeset(struct world *w) {
+	if (++w->modesets_after_fault > WORLD_MODESETS_AFTER_FAULT) {
+		violate(w, "P7 two modesets after the last fault",
+			"a third modeset after the last fault");
+	}
 	w->modeset_at[w->modeset_head] = w->now;
 	w->modeset_head = (w->modeset_head + 1) % WORLD_MAX_COMMITS;
 	if (w->modesets < WORLD_MAX_COMMITS) {
@@ -112,10 +148,24 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	struct world *w = data;
 	const struct lg_mode *mode = &action->mode;
 	record_modeset(w);
+	// P8: on a link quiet for a flap window, never a mode the policy
+	// ranks below the one that runs: GOOD, trained and held by the sink
+	// (a backoff that answers an old BAD at last is no step down).
+	bool quiet = w->now - w->last_fault_at > w->config.flap_window_ms &&
+		w->link.status == LG_LINK_STATUS_GOOD && sim_link_sink_locked(&w->link);
+	if (quiet && w->has_current && w->enabled && w->has_requested &&
+			oracle_better(w->oracle_policy, &w->current, mode, &w->requested)) {
+		violate(w, "P8 no step down on a quiet link", "stepped down on a quiet link");
+	}
+	if (!w->has_current || !lg_mode_equal(&w->current, mode)) {
+		w->last_change_at = w->now;
+	}
 	if (w->fail_next_commit || !w->connected) {
 		w->fail_next_commit = false;
-		return false;
+		mark_fault(w); // the monitor did not take it: counts from here
+		return traced(w, "commit", mode, false);
 	}
+	traced(w, "commit", mode, true);
 	if (w->has_current && lg_mode_equal(&w->current, mode)) {
 		w->same_mode_commits++;
 	}
@@ -178,6 +228,7 @@ static void check_report(struct world *w, const struct lg_action *action) {
 		return;
 	case LG_ACTION_FAILED:
 		w->failures++;
+		w->failed_after_fault = true;
 		if (action->failure == LG_FAILURE_NO_MODES && w->modes.len > 0) {
 			violate(w, "P5 truthful reports", "'no mode' with modes listed");
 		}
@@ -298,6 +349,9 @@ static void feed(struct world *w, enum lg_machine_event_type type) {
 			lg_machine_event_name(type));
 	}
 	w->committed_in_run = false;
+	if (type != LG_MACHINE_TIMER) {
+		mark_fault(w);
+	}
 	lg_driver_feed(&w->driver, type);
 	watch_sink(w);
 }
@@ -313,6 +367,7 @@ void world_init(struct world *w, const char *sink) {
 	};
 	lg_machine_config_defaults(&w->config);
 	w->config.link_errors_step_down = true;
+	w->oracle_policy = w->config.policy;
 	lg_driver_init(&w->driver, &w->config, &world_impl, w);
 	lg_mode_list_init(&w->modes);
 	lg_mode_list_init(&w->known_bad);
@@ -371,6 +426,7 @@ void world_set_cable(struct world *w, const struct lg_link_params *cable) {
 
 void world_reject_all(struct world *w, bool on) {
 	w->link.reject_all = on;
+	mark_fault(w);
 }
 
 void world_lose_lock(struct world *w, uint32_t above_mbps) {
@@ -691,7 +747,7 @@ void world_check_now(struct world *w) {
 		}
 		if (!lg_mode_list_equal(&expected, &list)) {
 			violate(w, "oracle", "the kernel's list differs from the DP formulas'");
-		} else if (oracle_pick(w->config.policy, w->has_requested ? &w->requested : NULL,
+		} else if (oracle_pick(w->oracle_policy, w->has_requested ? &w->requested : NULL,
 				&trainable, &skipped, &pick) && !lg_mode_equal(&pick, &w->current)) {
 			char a[64], b[64];
 			snprintf(w->detail, sizeof(w->detail), "runs %s, the pick is %s",

@@ -24,9 +24,17 @@
  */
 #define WORLD_SINK_DETECT_MS 2500
 #define WORLD_ERRORS_WINDOW_MS 60000
+/*
+ * P7: at most this many of linkguard's modesets after the last fault (the
+ * return to the best mode, and one more if that fails).
+ */
+#define WORLD_MODESETS_AFTER_FAULT 2
 
 struct world {
 	struct lg_machine_config config;
+	// the policy the oracle judges by; the machine's is config.policy
+	// (a mutation check sets them apart)
+	enum lg_policy oracle_policy;
 	struct lg_driver driver;
 	struct sim_link link;
 	uint64_t now;
@@ -66,6 +74,13 @@ struct world {
 	struct lg_mode dark_mode;
 	uint64_t dark_at;
 	uint32_t flapping_reports, fallbacks, failures, same_mode_commits;
+	// P4, P7, P8: the last event from outside the machine (a BAD, an
+	// unlock or error verdict, a plug, a retry, a mode set: anything but
+	// its own timer), linkguard's modesets since, and the last that
+	// changed the mode
+	uint64_t last_fault_at, last_change_at;
+	uint32_t modesets_after_fault;
+	bool failed_after_fault; // or failed then: the backoff, not P4's bound, applies
 	bool trace; // every event and action on stderr
 	const char *violation;
 	char detail[160];

@@ -8,6 +8,7 @@
 #include <wlr/render/pixman.h>
 #include <wlr/types/wlr_output.h>
 #include <wlr/util/log.h>
+#include <linkguard/backend.h>
 #include <linkguard/log.h>
 #include <linkguard/sim.h>
 #include "harness.h"
@@ -192,6 +193,7 @@ static void handle_failed(struct wl_listener *listener, void *data) {
 static void handle_scenario_done(struct wl_listener *listener, void *data) {
 	struct harness *h = wl_container_of(listener, h, scenario_done_listener);
 	h->scenario_done = true;
+	h->done_usec = now_usec();
 }
 
 static bool quiet;
@@ -279,6 +281,41 @@ static uint64_t now_ms(void) {
 	return now_usec() / 1000;
 }
 
+/*
+ * A BAD lasts from the kernel's worker (the sim's training or glitch) to
+ * the commit that answers it, at least until the hotplug's own dispatch:
+ * a look between dispatches sees it.
+ */
+static void watch_links(struct harness *h) {
+	struct harness_connector *hc;
+	wl_list_for_each(hc, &h->connectors, link) {
+		struct lg_connector *conn = hc->conn;
+		if (conn != NULL && conn->connected &&
+				conn->impl->get_link_status(conn) == LG_LINK_STATUS_BAD) {
+			h->last_bad_usec = now_usec();
+		}
+	}
+}
+
+static void dispatch(struct harness *h) {
+	wl_event_loop_dispatch(h->loop, 10);
+	watch_links(h);
+}
+
+uint64_t harness_last_fault_usec(const struct harness *h) {
+	return h->last_bad_usec > h->done_usec ? h->last_bad_usec : h->done_usec;
+}
+
+int harness_commits_after(const struct harness *h, const struct wlr_output *output,
+		uint64_t usec) {
+	int n = 0;
+	for (int i = 0; i < h->modesets && i < HARNESS_MAX_EVENTS; i++) {
+		const struct harness_commit *commit = &h->commits[i];
+		n += commit->usec > usec && (output == NULL || commit->output == output);
+	}
+	return n;
+}
+
 bool harness_run(struct harness *h, const char *scenario, int linger_ms) {
 	char path[] = "/tmp/linkguard-scenario-XXXXXX";
 	int fd = mkstemp(path);
@@ -308,7 +345,7 @@ bool harness_run_file(struct harness *h, const char *path, int linger_ms) {
 		if (done_at != 0 && now_ms() >= done_at + (uint64_t)linger_ms) {
 			return true;
 		}
-		wl_event_loop_dispatch(h->loop, 10);
+		dispatch(h);
 		if (h->tick != NULL) {
 			h->tick(h->tick_data);
 		}
@@ -320,7 +357,7 @@ bool harness_run_file(struct harness *h, const char *path, int linger_ms) {
 void harness_dispatch_for(struct harness *h, int ms) {
 	const uint64_t until = now_ms() + (uint64_t)ms;
 	while (now_ms() < until) {
-		wl_event_loop_dispatch(h->loop, 10);
+		dispatch(h);
 	}
 }
 
@@ -332,7 +369,7 @@ bool harness_dispatch_until(struct harness *h, bool (*until)(void *data),
 			fprintf(stderr, "still waiting after %d ms: gave up\n", max_ms);
 			return false;
 		}
-		wl_event_loop_dispatch(h->loop, 10);
+		dispatch(h);
 	}
 	return true;
 }

@@ -68,6 +68,11 @@ struct harness {
 	int requests; // request_state events, applied at once like sway
 	int modesets; // commits that set a mode or enabled an output
 	struct harness_commit commits[HARNESS_MAX_EVENTS]; // the first modesets
+	/*
+	 * CLOCK_MONOTONIC: the last time, between two dispatches, that a
+	 * connector's link-status read BAD, and the end of the scenario (P7).
+	 */
+	uint64_t last_bad_usec, done_usec;
 	struct lg_fallback fallbacks[HARNESS_MAX_EVENTS];
 	int n_fallbacks, n_restored, n_failed;
 	uint64_t failed_usec[HARNESS_MAX_EVENTS]; // CLOCK_MONOTONIC, the first failures
@@ -108,6 +113,11 @@ bool harness_dispatch_until(struct harness *h, bool (*until)(void *data),
 	void *data, int max_ms);
 /* Runs the event loop for ms milliseconds. */
 void harness_dispatch_for(struct harness *h, int ms);
+/* The last fault: the later of the last BAD seen and the scenario's end. */
+uint64_t harness_last_fault_usec(const struct harness *h);
+/* The modesets of output (NULL: any) committed after usec. */
+int harness_commits_after(const struct harness *h, const struct wlr_output *output,
+	uint64_t usec);
 struct harness_connector *harness_connector(struct harness *h, const char *name);
 /* The configuration stored for an output name (stores_requests), or NULL. */
 struct harness_config *harness_config(struct harness *h, const char *name);

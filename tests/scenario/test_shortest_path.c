@@ -1,0 +1,190 @@
+/*
+ * The shortest path back (linkguard-recovery(7), P3, P4, P7, P8): the
+ * scenario files tests/scenarios/shortest-*.scn on the full headless stack.
+ * What a person sees is judged against the DisplayPort formulas of the
+ * oracle (tests/machine/oracle.c), never against the ranking or link choice
+ * of the code under test.
+ */
+#include <time.h>
+#include <linkguard/connector.h>
+#include <core/connector.h>
+#include <sim/sink.h>
+#include "harness.h"
+#include "machine/oracle.h"
+#include "test.h"
+
+/* Options scaled down from the defaults (flap window 10 s, backoff 1 s to 60 s). */
+#define WINDOW_MS 3000
+/* A bound on waits, never a figure the tests assert (P4's is checked on a virtual clock). */
+#define MAX_WAIT_MS 60000
+
+static void scaled_options(struct lg_options *options) {
+	lg_options_init(options);
+	options->settle_ms = 150;
+	options->flap_window_ms = WINDOW_MS;
+	options->backoff_min_ms = 300;
+	options->backoff_max_ms = 18000;
+}
+
+static int committed(const struct harness *h) {
+	return h->modesets < HARNESS_MAX_EVENTS ? h->modesets : HARNESS_MAX_EVENTS;
+}
+
+/* kB/s of the link i915 trains mode at on the 4k60 sink's full link. */
+static double trained_kBps(const struct lg_mode *mode) {
+	const struct sim_sink *sink = sim_sink_find("4k60");
+	const struct lg_link_params max = { sink->max_lanes, sink->max_rate_mbps };
+	struct lg_link_params link;
+	if (!oracle_train_link(mode, sink->max_bpc, &max, &link)) {
+		return 0;
+	}
+	return oracle_link_kBps(&link);
+}
+
+static double pixels_per_second(const struct lg_mode *mode) {
+	return (double)mode->width * mode->height * mode->refresh_mhz;
+}
+
+/* Distinct modes committed, the 4K60 the compositor started at included. */
+static int distinct_modes(const struct harness *h) {
+	int distinct = 0;
+	for (int i = 0; i < committed(h); i++) {
+		const struct harness_commit *c = &h->commits[i];
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++) {
+			seen = h->commits[j].width == c->width &&
+				h->commits[j].height == c->height &&
+				h->commits[j].refresh_mhz == c->refresh_mhz;
+		}
+		distinct += !seen;
+	}
+	return distinct;
+}
+
+static bool at_4k60_good(void *data) {
+	const struct lg_connector *conn = data;
+	return conn->state == LG_LINK_GOOD && conn->has_current &&
+		harness_mode_is(&conn->current, 3840, 2160, 60) &&
+		conn->link_status == LG_LINK_STATUS_GOOD && recovery_idle(conn);
+}
+
+/*
+ * Runs file and the event loop until DP-1 is back at 4K60, good and idle;
+ * then for two flap windows more, in which nothing may move (P8).
+ */
+static struct harness_connector *run_burst(struct harness *h, const char *file) {
+	check(harness_run_file(h, file, 0));
+	struct harness_connector *hc = harness_connector(h, "DP-1");
+	check(hc != NULL);
+	if (hc == NULL) {
+		return NULL;
+	}
+	check(harness_dispatch_until(h, at_4k60_good, hc->conn, MAX_WAIT_MS)); // P4
+	int modesets = h->modesets;
+	harness_dispatch_for(h, 2 * WINDOW_MS);
+	check_int_eq(h->modesets, modesets);
+	// P7: the return to 4K60, and one more if it fails.
+	check(harness_commits_after(h, NULL, harness_last_fault_usec(h)) <= 2);
+	return hc;
+}
+
+/*
+ * 1. A glitch burst walked the mode list down to 640x480 and back up one
+ * mode per quiet period; after it, a healthy link dropped to 640x480 again.
+ */
+static void test_burst_back_to_best_in_one_modeset(void) {
+	struct lg_options options;
+	scaled_options(&options);
+	struct harness h;
+	check(harness_init(&h, &options));
+	run_burst(&h, SCENARIO_DIR "/shortest-1-glitch-burst.scn");
+	check(distinct_modes(&h) <= 2); // one step down, 4K60 included
+	for (int i = 0; i < committed(&h); i++) {
+		check(h.commits[i].width > 640);
+	}
+	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+/*
+ * 2. A flapping step down lowered only the pixel clock (4K60 -> 4K30, both
+ * HBR2 x4), and kept stepping down while the link flapped as much.
+ */
+static void test_step_down_lowers_the_link(void) {
+	struct lg_options options;
+	scaled_options(&options);
+	struct harness h;
+	check(harness_init(&h, &options));
+	run_burst(&h, SCENARIO_DIR "/shortest-2-step-down-lowers-link.scn");
+	int steps_down = 0;
+	uint64_t stepped_down = 0;
+	for (int i = 0; i < h.n_fallbacks && i < HARNESS_MAX_EVENTS; i++) {
+		const struct lg_fallback *f = &h.fallbacks[i];
+		if (f->reason != LG_FALLBACK_FLAPPING) {
+			continue;
+		}
+		steps_down++;
+		stepped_down = (uint64_t)f->when.tv_sec * 1000000 + (uint64_t)f->when.tv_nsec / 1000;
+		// P3: the link i915 trains for it is lower, not only the clock.
+		check(trained_kBps(&f->to) > 0);
+		check(trained_kBps(&f->to) < trained_kBps(&f->from));
+	}
+	check_int_eq(steps_down, 1);
+	// It flapped as much at the lower link: back at 4K60 while the
+	// glitches went on.
+	bool back = false;
+	for (int i = 1; i < committed(&h); i++) {
+		const struct harness_commit *c = &h.commits[i];
+		back = back || (c->width == 3840 && c->refresh_mhz == 60000 &&
+			c->usec > stepped_down && c->usec < h.done_usec);
+	}
+	check(back);
+	harness_finish(&h);
+}
+
+/*
+ * 3. A mode that failed at four lanes was skipped as known bad when the
+ * kernel offered it at HBR3 x2, a link it never failed at.
+ */
+static void test_dock_two_lanes_tries_4k60(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run_file(&h, SCENARIO_DIR "/shortest-3-dock-two-lanes.scn", 1000));
+	struct harness_connector *hc = harness_connector(&h, "DP-1");
+	check(hc != NULL);
+	if (hc != NULL) {
+		const struct lg_connector *conn = hc->conn;
+		check(harness_mode_is(&conn->current, 3840, 2160, 60));
+		check_int_eq(conn->state, LG_LINK_GOOD);
+		check_int_eq(conn->link_params.lanes, 2);
+		check_int_eq(conn->link_params.rate_mbps, 8100);
+		check_int_eq(conn->link_status, LG_LINK_STATUS_GOOD);
+	}
+	for (int i = 0; i < h.n_fallbacks && i < HARNESS_MAX_EVENTS; i++) {
+		check(h.fallbacks[i].reason != LG_FALLBACK_KNOWN_BAD);
+	}
+	harness_finish(&h);
+}
+
+/* 4. A step back up was reported as "fallback ... (flapping)". */
+static void test_step_up_is_no_fallback(void) {
+	struct lg_options options;
+	scaled_options(&options);
+	struct harness h;
+	check(harness_init(&h, &options));
+	run_burst(&h, SCENARIO_DIR "/shortest-4-step-up-reported.scn");
+	for (int i = 0; i < h.n_fallbacks && i < HARNESS_MAX_EVENTS; i++) {
+		const struct lg_fallback *f = &h.fallbacks[i];
+		check(pixels_per_second(&f->to) < pixels_per_second(&f->from));
+	}
+	check(h.n_restored >= 1);
+	harness_finish(&h);
+}
+
+int main(void) {
+	run_test(test_burst_back_to_best_in_one_modeset);
+	run_test(test_step_down_lowers_the_link);
+	run_test(test_dock_two_lanes_tries_4k60);
+	run_test(test_step_up_is_no_fallback);
+	return test_result();
+}
