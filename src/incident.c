@@ -15,6 +15,7 @@
 #include <linkguard/manager.h>
 #include <core/connector.h>
 #include <core/driver.h>
+#include <core/journal.h>
 
 void incidents_init(struct lg_incidents *incidents) {
 	*incidents = (struct lg_incidents){ .last_reason = LG_INCIDENT_LINK_BAD };
@@ -182,18 +183,24 @@ static enum lg_incident_outcome outcome(const struct lg_connector *conn,
 	}
 }
 
+/* The link as text, or NULL when unknown. */
 static const char *link_format(const struct lg_link_params *link, char *buf,
 		size_t size) {
 	if (link->lanes == 0) {
-		return "link unknown";
+		return NULL;
 	}
 	snprintf(buf, size, "%" PRIu32 " x %" PRIu32 " Mbit/s", link->lanes,
 		link->rate_mbps);
 	return buf;
 }
 
+/* The mode as text, or NULL when none ran. */
 static const char *mode_format(const struct lg_mode *mode, char *buf, size_t size) {
-	return mode->width == 0 ? "no mode" : lg_mode_format(mode, buf, size);
+	return mode->width == 0 ? NULL : lg_mode_format(mode, buf, size);
+}
+
+static const char *or_unknown(const char *text, const char *unknown) {
+	return text != NULL ? text : unknown;
 }
 
 static void record(struct lg_connector *conn) {
@@ -212,14 +219,26 @@ static void record(struct lg_connector *conn) {
 	incidents->last_reason = incident->reason;
 	lg_history_push(&incidents->history, incident);
 
-	char before[64], after[64], link_before[32], link_after[32];
-	lg_conn_log(conn, LG_INFO, "incident: %s, %s -> %s, %s -> %s (%s), %" PRIu32 " ms",
+	char before[64], after[64], link_before[32], link_after[32], message[256];
+	struct journal_incident entry = {
+		.connector = conn->name,
+		.monitor = connector_identity(conn),
+		.outcome = incident->outcome,
+		.reason = incident->reason,
+		.mode_before = mode_format(&incident->mode_before, before, sizeof(before)),
+		.mode_after = mode_format(&incident->mode_after, after, sizeof(after)),
+		.link_before = link_format(&incident->link_before, link_before, sizeof(link_before)),
+		.link_after = link_format(&incident->link_after, link_after, sizeof(link_after)),
+		.duration_ms = incident->duration_ms,
+		.message = message,
+	};
+	snprintf(message, sizeof(message), "incident: %s, %s -> %s, %s -> %s (%s), %" PRIu32 " ms",
 		lg_incident_outcome_name(incident->outcome),
-		mode_format(&incident->mode_before, before, sizeof(before)),
-		mode_format(&incident->mode_after, after, sizeof(after)),
-		link_format(&incident->link_before, link_before, sizeof(link_before)),
-		link_format(&incident->link_after, link_after, sizeof(link_after)),
+		or_unknown(entry.mode_before, "no mode"), or_unknown(entry.mode_after, "no mode"),
+		or_unknown(entry.link_before, "link unknown"), or_unknown(entry.link_after, "link unknown"),
 		lg_incident_reason_name(incident->reason), incident->duration_ms);
+	lg_conn_log(conn, LG_INFO, "%s", message);
+	journal_send_incident(&entry);
 	wl_signal_emit_mutable(&conn->manager->events.incident, incident);
 }
 
