@@ -23,40 +23,40 @@ DECLARATION = re.compile(r"\b([A-Za-z_]\w*)\s*\((?!\s*\*)")
 
 
 def exported(nm, library):
-	out = subprocess.run([nm, "-D", "--defined-only", library],
-		check=True, capture_output=True, text=True).stdout
-	# "ADDRESS TYPE NAME[@@VERSION]"
-	return {line.split()[2].split("@")[0] for line in out.splitlines() if line.strip()}
+    out = subprocess.run([nm, "-D", "--defined-only", library],
+        check=True, capture_output=True, text=True).stdout
+    # "ADDRESS TYPE NAME[@@VERSION]"
+    return {line.split()[2].split("@")[0] for line in out.splitlines() if line.strip()}
 
 
 def declared(directory):
-	names = set()
-	for header in sorted(pathlib.Path(directory).glob("*.h")):
-		text = COMMENT.sub(" ", header.read_text())
-		text = DIRECTIVE.sub(" ", text)
-		text = ATTRIBUTE.sub(" ", text)
-		names |= set(DECLARATION.findall(text))
-	return names
+    names = set()
+    for header in pathlib.Path(directory).glob("*.h"):
+        text = COMMENT.sub(" ", header.read_text())
+        text = DIRECTIVE.sub(" ", text)
+        text = ATTRIBUTE.sub(" ", text)
+        names |= set(DECLARATION.findall(text))
+    return names
 
 
 def main(argv):
-	if len(argv) < 5 or argv[3] not in ("--headers", "--symbols") or \
-			(argv[3] == "--headers" and len(argv) != 5):
-		sys.exit(__doc__)
-	nm, library, kind = argv[1], argv[2], argv[3]
-	actual = exported(nm, library)
-	if kind == "--headers":
-		expected, what = declared(argv[4]), f"declared in {argv[4]}"
-	else:
-		expected, what = set(argv[4:]), "listed"
-	print(f"{library}: {len(actual)} symbols exported, {len(expected)} functions {what}")
-	extra, missing = sorted(actual - expected), sorted(expected - actual)
-	for name in extra:
-		print(f"exported but not {what}: {name}")
-	for name in missing:
-		print(f"{what} but not exported: {name}")
-	return 1 if extra or missing else 0
+    if len(argv) < 5 or argv[3] not in ("--headers", "--symbols") or \
+            (argv[3] == "--headers" and len(argv) != 5):
+        sys.exit(__doc__)
+    nm, library, kind = argv[1:4]
+    actual = exported(nm, library)
+    if kind == "--headers":
+        expected, what = declared(argv[4]), f"declared in {argv[4]}"
+    else:
+        expected, what = set(argv[4:]), "listed"
+    print(f"{library}: {len(actual)} symbols exported, {len(expected)} functions {what}")
+    extra, missing = sorted(actual - expected), sorted(expected - actual)
+    for name in extra:
+        print(f"exported but not {what}: {name}")
+    for name in missing:
+        print(f"{what} but not exported: {name}")
+    return 1 if extra or missing else 0
 
 
 if __name__ == "__main__":
-	sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv))
