@@ -6,7 +6,8 @@
 #
 # - linkctl runs, and linkguard-run points at the preload the package put
 #   there;
-# - linkguard-run refuses, in one line, a program without wlroots;
+# - linkguard-run refuses, in one line, a program without wlroots, and sway
+#   when it was built for another wlroots;
 # - the login session: the Exec line of sway-linkguard.desktop starts
 #   Debian's sway headless with the installed preload, which recovers a
 #   simulated 4K60 monitor whose cable drops to RBR (swaymsg, linkctl);
@@ -63,6 +64,19 @@ run_status status linkguard-run true >"$dir/refuse.out" 2>"$dir/refuse.err"
 	grep -q '^linkguard-run: true does not load a wlroots library' "$dir/refuse.err" ||
 	fail "linkguard-run true did not refuse in one line: $(cat "$dir/refuse.out" "$dir/refuse.err")"
 ok "linkguard-run refuses a program without wlroots: $(cat "$dir/refuse.err")"
+
+# And sway, to a linkguard-run built for another wlroots: the installed one
+# with only its wlroots line changed (a sway it did start runs into the
+# timeout).
+sed "s/^wlroots='.*'\$/wlroots='libwlroots-0.99.so'/" "$run" >"$dir/linkguard-run-0.99"
+grep -qx "wlroots='libwlroots-0.99.so'" "$dir/linkguard-run-0.99" ||
+	fail "no wlroots= line to change in $run"
+run_status status timeout 10 sh "$dir/linkguard-run-0.99" sway -c /dev/null \
+	>"$dir/refuse.out" 2>"$dir/refuse.err"
+[ "$status" = 1 ] && [ ! -s "$dir/refuse.out" ] && [ "$(wc -l <"$dir/refuse.err")" = 1 ] &&
+	grep -q "^linkguard-run: sway uses libwlroots-[0-9.]*\.so; linkguard's preload was built for libwlroots-0\.99\.so\$" "$dir/refuse.err" ||
+	fail "linkguard-run did not refuse sway on another wlroots in one line (exit $status): $(cat "$dir/refuse.out" "$dir/refuse.err")"
+ok "linkguard-run refuses sway on another wlroots: $(cat "$dir/refuse.err")"
 
 # The login session: its Exec line as the display manager would run it,
 # plus the tests' sway configuration (no bar to spawn).
