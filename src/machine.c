@@ -633,9 +633,10 @@ static void handle_link_bad(struct lg_machine *m, const struct lg_machine_facts 
 		return; // answered when the session is back
 	}
 	// Held back by the budget or the backoff, the link failed again at
-	// the mode it was left at: that counts as a flap too (P3).
-	if (m->timer == MACHINE_TIMER_GATE && facts->current != NULL &&
-			flap_record(m)) {
+	// the mode it was left at: that counts as a flap too (P3), when it
+	// comes; its plan, when the gate opens, does not count it again.
+	bool gated = m->timer == MACHINE_TIMER_GATE || gate_wait(m, facts->now_ms) > 0;
+	if (gated && facts->current != NULL && flap_record(m)) {
 		enter_flapping(m, out);
 		begin_plan(m, MACHINE_PLAN_STEP_DOWN, facts, out);
 		return;
@@ -1046,7 +1047,9 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 		drop_incident(m, out);
 		calm_down(m);
 		m->sink_ceiling_khz = 0;
-		m->n_failed = 0; // known_bad.c forgets them with the sink
+		// known_bad.c forgets them with the sink
+		m->n_failed = 0;
+		m->failed_head = 0;
 		if (event->type == LG_MACHINE_SINK_SWAP) {
 			m->fallen_back = false;
 		}
