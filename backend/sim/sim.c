@@ -246,11 +246,11 @@ static const struct lg_connector_impl sim_connector_impl = {
 	.check_mode = sim_check_mode,
 	.blank = sim_blank,
 	.mode_committed = sim_mode_committed,
-	.choose_link = sim_choose_link,
 	.get_link_params = sim_get_link_params,
 	.get_sink_status = sim_get_sink_status,
 	.get_identity = sim_get_identity,
 	.destroy = sim_connector_destroy,
+	.choose_link = sim_choose_link,
 };
 
 static struct sim_connector *find_connector(struct sim *sim, const char *name) {

@@ -49,14 +49,6 @@ struct lg_connector_impl {
 	 * disabled the output; mode is NULL when the output went off.
 	 */
 	void (*mode_committed)(struct lg_connector *conn, const struct lg_mode *mode);
-	/*
-	 * Optional: the DisplayPort link the kernel would train mode at now,
-	 * within the maximum it allows (i915: the lowest rate, then the fewest
-	 * lanes, that carry it). False when it would not train it. Without it
-	 * a flapping link steps down by pixel clock.
-	 */
-	bool (*choose_link)(struct lg_connector *conn, const struct lg_mode *mode,
-		struct lg_link_params *params);
 	/* Optional: current DisplayPort link parameters. */
 	bool (*get_link_params)(struct lg_connector *conn,
 		struct lg_link_params *params);
@@ -77,6 +69,15 @@ struct lg_connector_impl {
 	const char *(*get_identity)(struct lg_connector *conn);
 	/* Frees the backend's part; the core frees the rest. */
 	void (*destroy)(struct lg_connector *conn);
+	/*
+	 * Optional, last of all (added after the others): the DisplayPort link
+	 * the kernel would train mode at now, within the maximum it allows
+	 * (i915: the lowest rate, then the fewest lanes, that carry it). False
+	 * when it would not train it. Without it a flapping link steps down by
+	 * pixel clock.
+	 */
+	bool (*choose_link)(struct lg_connector *conn, const struct lg_mode *mode,
+		struct lg_link_params *params);
 };
 
 /**
