@@ -506,7 +506,9 @@ void lg_dpcd_exit(void)
 	}
 }
 
-static int aux_get(char *buffer, const struct kernel_param *kp)
+/* One line a registered sink, each written by line() under its lock. */
+static int print_sinks(char *buffer,
+		       int (*line)(char *buffer, size_t size, const struct lg_sink *s))
 {
 	int n = 0;
 
@@ -516,13 +518,23 @@ static int aux_get(char *buffer, const struct kernel_param *kp)
 		if (!s->registered)
 			continue;
 		spin_lock(&s->lock);
-		n += scnprintf(buffer + n, PAGE_SIZE - n,
-			       "%u transfers=%llu reads=%llu writes=%llu i2c=%llu failed=%llu\n",
-			       s->connector->base.id, s->transfers, s->reads, s->writes,
-			       s->i2c, s->failed);
+		n += line(buffer + n, PAGE_SIZE - n, s);
 		spin_unlock(&s->lock);
 	}
 	return n;
+}
+
+static int aux_line(char *buffer, size_t size, const struct lg_sink *s)
+{
+	return scnprintf(buffer, size,
+			 "%u transfers=%llu reads=%llu writes=%llu i2c=%llu failed=%llu\n",
+			 s->connector->base.id, s->transfers, s->reads, s->writes,
+			 s->i2c, s->failed);
+}
+
+static int aux_get(char *buffer, const struct kernel_param *kp)
+{
+	return print_sinks(buffer, aux_line);
 }
 
 static const struct kernel_param_ops aux_ops = {
@@ -531,21 +543,15 @@ static const struct kernel_param_ops aux_ops = {
 module_param_cb(aux, &aux_ops, NULL, 0444);
 MODULE_PARM_DESC(aux, "AUX transfers per connector since the module loaded");
 
+static int aux_training_line(char *buffer, size_t size, const struct lg_sink *s)
+{
+	return scnprintf(buffer, size, "%u %llu\n", s->connector->base.id,
+			 s->while_training);
+}
+
 static int aux_training_get(char *buffer, const struct kernel_param *kp)
 {
-	int n = 0;
-
-	for (int i = 0; i < LG_MAX_SINKS; i++) {
-		struct lg_sink *s = &sinks[i];
-
-		if (!s->registered)
-			continue;
-		spin_lock(&s->lock);
-		n += scnprintf(buffer + n, PAGE_SIZE - n, "%u %llu\n",
-			       s->connector->base.id, s->while_training);
-		spin_unlock(&s->lock);
-	}
-	return n;
+	return print_sinks(buffer, aux_training_line);
 }
 
 static const struct kernel_param_ops aux_training_ops = {
