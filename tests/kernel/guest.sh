@@ -138,9 +138,11 @@ layer() {
 	return $layer_status
 }
 
-# repeat CMD ARGS: CMD LG_KERNEL_REPEAT times, until one fails.
+# repeat CMD ARGS: CMD LG_KERNEL_REPEAT times, until one fails. The table
+# keeps the rows of the layers before and this one's last run.
 repeat() {
 	times=${LG_KERNEL_REPEAT:-1} run=1
+	cp "$LG_KERNEL_RESULTS" "$LG_KERNEL_RESULTS.before"
 	while :; do
 		started=$(cut -d' ' -f1 /proc/uptime)
 		"$@" || { echo "FAIL: run $run of $times failed"; return 1; }
@@ -150,7 +152,7 @@ repeat() {
 		[ "$run" -lt "$times" ] || return 0
 		run=$((run + 1))
 		export LG_KERNEL_AUX_IDLE=5
-		: >"$LG_KERNEL_RESULTS" # the table shows the last run
+		cp "$LG_KERNEL_RESULTS.before" "$LG_KERNEL_RESULTS"
 	done
 }
 
