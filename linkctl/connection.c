@@ -16,36 +16,6 @@
 
 volatile sig_atomic_t linkctl_interrupted;
 
-static const char *const state_names[] = {
-	"good", "bad", "retraining", "degraded", "failed", "flapping",
-};
-static const char *const reason_names[] = {
-	"mode-pruned", "test-failed", "known-bad", "flapping", "sink-unlocked",
-	"link-errors",
-};
-
-static const char *name_of(const char *const *names, size_t n, uint32_t value) {
-	return value < n ? names[value] : "unknown";
-}
-
-const char *state_name(uint32_t state) {
-	return name_of(state_names, sizeof(state_names) / sizeof(state_names[0]), state);
-}
-
-const char *reason_name(uint32_t reason) {
-	return name_of(reason_names, sizeof(reason_names) / sizeof(reason_names[0]),
-		reason);
-}
-
-const char *setting_source_name(uint32_t source) {
-	static const char *const names[] = { "default", "file", "env", "option" };
-	return name_of(names, sizeof(names) / sizeof(names[0]), source);
-}
-
-const char *link_status_name(uint32_t status) {
-	return status == ZLG_LINK_CONNECTOR_V1_LINK_STATUS_BAD ? "bad" : "good";
-}
-
 bool mode_is_none(const struct mode *mode) {
 	return mode->width == 0 && mode->height == 0 && mode->refresh_mhz == 0;
 }
@@ -461,8 +431,8 @@ static void handle_manager_done(void *data, struct zlg_link_manager_v1 *manager)
 	while (*link != NULL) {
 		struct connector *conn = *link;
 		if (conn->finished) {
-			if (ctl->watching && conn->announced) {
-				watch_report(ctl, now, conn, CHANGE_REMOVED);
+			if (ctl->report != NULL && conn->announced) {
+				ctl->report(ctl, now, conn, CHANGE_REMOVED);
 			}
 			*link = conn->next;
 			connector_free(conn);
@@ -472,15 +442,15 @@ static void handle_manager_done(void *data, struct zlg_link_manager_v1 *manager)
 		if (changes != 0) {
 			connector_apply(conn);
 			conn->announced = true;
-			if (ctl->watching) {
-				watch_report(ctl, now, conn, changes);
+			if (ctl->report != NULL) {
+				ctl->report(ctl, now, conn, changes);
 			}
 		}
 		conn->changes = 0;
 		link = &conn->next;
 	}
-	if (ctl->watching) {
-		watch_done(ctl);
+	if (ctl->done != NULL) {
+		ctl->done(ctl);
 	}
 	ctl->initial_done = true;
 	fflush(stdout);

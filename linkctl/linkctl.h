@@ -5,6 +5,7 @@
  * linkctl: shows and follows the DisplayPort link state a compositor reports
  * through linkguard-link-v1, and asks it to retry a connector's mode.
  *
+ *   names.c       the words for the protocol's values
  *   connection.c  the connection, the protocol's events, each connector's
  *                 state (applied batch by batch, on done)
  *   text.c        the human format
@@ -159,6 +160,11 @@ struct linkctl {
 	struct zlg_link_reload_v1 *reload; // NULL unless reloading
 	struct connector *connectors; // in announcement order
 	bool json, watching, initial_done;
+	// What watch follows (watch.c sets them, else NULL): each done's
+	// changes of each connector, then the done itself.
+	void (*report)(struct linkctl *ctl, double now, struct connector *conn,
+		uint32_t changes);
+	void (*done)(struct linkctl *ctl);
 	bool waybar; // watch prints the status bar's line instead
 	struct notifier *notifier; // watch --notify, else NULL
 	char *waybar_line; // the last one printed
@@ -171,6 +177,16 @@ struct linkctl {
 
 /* Set by SIGINT and SIGTERM while watching, or when the compositor stops. */
 extern volatile sig_atomic_t linkctl_interrupted;
+
+/* names.c */
+const char *state_name(uint32_t state);
+const char *reason_name(uint32_t reason);
+const char *link_status_name(uint32_t status);
+const char *setting_source_name(uint32_t source);
+const char *incident_reason_name(uint32_t reason);
+const char *incident_outcome_name(uint32_t outcome);
+/* What watch calls a change, e.g. "current_mode". */
+const char *change_name(enum change change);
 
 /* connection.c */
 /*
@@ -188,10 +204,6 @@ void *ctl_realloc(struct linkctl *ctl, void *ptr, size_t size);
  * valid UTF-8 without control characters (others become U+FFFD).
  */
 char *ctl_strdup_text(struct linkctl *ctl, const char *s);
-const char *state_name(uint32_t state);
-const char *reason_name(uint32_t reason);
-const char *link_status_name(uint32_t status);
-const char *setting_source_name(uint32_t source);
 bool mode_is_none(const struct mode *mode);
 bool mode_is_requested(const struct link_state *state, const struct mode *mode);
 
@@ -199,6 +211,8 @@ bool mode_is_requested(const struct link_state *state, const struct mode *mode);
 /* Local time, e.g. "2025-06-01 14:03:07", or "an unknown time". */
 const char *format_wall_time(uint64_t sec, char *buf, size_t size);
 void text_print_connector(const struct connector *conn);
+/* The history table of conn's incidents, oldest first. */
+void text_print_history(const struct connector *conn);
 /* One watch line for one change (a single enum change bit). */
 void text_print_change(double now, const struct connector *conn,
 	enum change change);
@@ -213,16 +227,12 @@ bool json_print_change(double now, const struct connector *conn,
 	enum change change);
 
 /* watch.c */
-/* Before linkctl_connect(): line-buffered output, SIGINT and SIGTERM caught. */
-void watch_prepare(void);
+/*
+ * Before linkctl_connect(): line-buffered output, SIGINT and SIGTERM
+ * caught, and ctl's report and done set.
+ */
+void watch_prepare(struct linkctl *ctl);
 int linkctl_watch(struct linkctl *ctl);
-/* What watch calls a change, e.g. "current_mode". */
-const char *change_name(enum change change);
-/* Called on every done while watching: reports conn's changes. */
-void watch_report(struct linkctl *ctl, double now, struct connector *conn,
-	uint32_t changes);
-/* Called at the end of every done while watching, after watch_report. */
-void watch_done(struct linkctl *ctl);
 
 /* tell.c */
 /* A connector's link for a person, from best to worst. */
@@ -273,9 +283,5 @@ int linkctl_retry(struct linkctl *ctl, const char *name);
 /* history.c */
 /* NAME's incidents, or every connector's when name is NULL. */
 int linkctl_history(struct linkctl *ctl, const char *name);
-const char *incident_reason_name(uint32_t reason);
-const char *incident_outcome_name(uint32_t outcome);
-/* One incident on one line, as the history table and watch print it. */
-void print_incident(const struct incident *incident);
 
 #endif

@@ -97,7 +97,7 @@ int main(int argc, char *argv[]) {
 		return EXIT_CONNECTION;
 	}
 	if (ctl.watching) {
-		watch_prepare();
+		watch_prepare(&ctl);
 	}
 	int status = linkctl_connect(&ctl);
 	if (status == EXIT_OK) {

@@ -14,43 +14,7 @@
 #include <wayland-client.h>
 #include "linkctl.h"
 
-const char *change_name(enum change change) {
-	switch (change) {
-	case CHANGE_DESCRIPTION:
-		return "description";
-	case CHANGE_CONNECTION:
-		return "connection";
-	case CHANGE_LINK_STATUS:
-		return "link_status";
-	case CHANGE_STATE:
-		return "state";
-	case CHANGE_REQUESTED:
-		return "requested_mode";
-	case CHANGE_CURRENT:
-		return "current_mode";
-	case CHANGE_MODES:
-		return "allowed_modes";
-	case CHANGE_LINK:
-		return "link";
-	case CHANGE_FALLBACK:
-		return "fallback";
-	case CHANGE_SKIPPED:
-		return "skipped_modes";
-	case CHANGE_ADDED:
-		return "added";
-	case CHANGE_REMOVED:
-		return "removed";
-	case CHANGE_INCIDENT:
-		return "incident";
-	case CHANGE_SETTINGS:
-		return "settings";
-	case CHANGE_SINK:
-		return "sink";
-	}
-	return "unknown";
-}
-
-void watch_report(struct linkctl *ctl, double now, struct connector *conn,
+static void watch_report(struct linkctl *ctl, double now, struct connector *conn,
 		uint32_t changes) {
 	if (ctl->notifier != NULL && !(changes & CHANGE_REMOVED)) {
 		notifier_report(ctl, conn);
@@ -74,7 +38,7 @@ void watch_report(struct linkctl *ctl, double now, struct connector *conn,
 	}
 }
 
-void watch_done(struct linkctl *ctl) {
+static void watch_done(struct linkctl *ctl) {
 	if (ctl->waybar && !waybar_print(ctl)) {
 		ctl->out_of_memory = true;
 	}
@@ -84,7 +48,9 @@ static void handle_signal(int signal_number) {
 	linkctl_interrupted = 1;
 }
 
-void watch_prepare(void) {
+void watch_prepare(struct linkctl *ctl) {
+	ctl->report = watch_report;
+	ctl->done = watch_done;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	// The initial state prints lines already. A second signal ends linkctl
 	// at once, should the compositor never answer.

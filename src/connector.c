@@ -2,46 +2,11 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <core/config.h>
 #include <core/connector.h>
-
-uint64_t lg_now_ms(void) {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
-}
-
-void connector_changed(struct lg_connector *conn) {
-	wl_signal_emit_mutable(&conn->events.state_change, conn);
-}
-
-void connector_read_link(struct lg_connector *conn) {
-	conn->link_status = conn->impl->get_link_status(conn);
-	if (conn->impl->get_link_params != NULL) {
-		conn->has_link_params =
-			conn->impl->get_link_params(conn, &conn->link_params);
-	}
-}
-
-bool connector_probe(struct lg_connector *conn) {
-	if (!conn->impl->probe(conn, &conn->modes)) {
-		// A sink that left during the probe was logged as an unplug.
-		if (conn->connected) {
-			lg_conn_log(conn, LG_ERROR, "forced probe failed");
-		}
-		return false;
-	}
-	connector_read_link(conn);
-	return true;
-}
-
-const char *connector_identity(struct lg_connector *conn) {
-	return conn->impl->get_identity != NULL ? conn->impl->get_identity(conn) : NULL;
-}
 
 struct lg_connector *lg_connector_create(struct lg_manager *manager,
 		const struct lg_connector_impl *impl, dev_t device, uint32_t id,

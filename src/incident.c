@@ -17,8 +17,13 @@
 #include <core/driver.h>
 #include <core/journal.h>
 
-void incidents_init(struct lg_incidents *incidents) {
-	*incidents = (struct lg_incidents){ .last_reason = LG_INCIDENT_LINK_BAD };
+void incidents_init(struct lg_incidents *incidents, struct lg_connector *conn,
+		const struct lg_driver *driver) {
+	*incidents = (struct lg_incidents){
+		.conn = conn,
+		.driver = driver,
+		.last_reason = LG_INCIDENT_LINK_BAD,
+	};
 	lg_history_init(&incidents->history);
 }
 
@@ -28,8 +33,8 @@ static void read_connector(const struct lg_connector *conn, struct lg_mode *mode
 	*link = conn->has_link_params ? conn->link_params : (struct lg_link_params){0};
 }
 
-static void open_incident(struct lg_connector *conn, enum lg_incident_reason reason) {
-	struct lg_incidents *incidents = recovery_incidents(conn);
+static void open_incident(struct lg_incidents *incidents, enum lg_incident_reason reason) {
+	struct lg_connector *conn = incidents->conn;
 	incidents->open = true;
 	incidents->restored = false;
 	incidents->pending = (struct lg_incident){
@@ -46,12 +51,11 @@ static void open_incident(struct lg_connector *conn, enum lg_incident_reason rea
  * Without a cause of its own (a step while flapping, a backoff's try) an
  * incident continues the last one.
  */
-static void ensure_open(struct lg_connector *conn, bool link_bad) {
-	struct lg_incidents *incidents = recovery_incidents(conn);
+static void ensure_open(struct lg_incidents *incidents, bool link_bad) {
 	if (incidents->open) {
 		return;
 	}
-	open_incident(conn, incidents->retrying ? LG_INCIDENT_RETRY :
+	open_incident(incidents, incidents->retrying ? LG_INCIDENT_RETRY :
 		incidents->unlocked ? LG_INCIDENT_SINK_UNLOCKED :
 		link_bad ? LG_INCIDENT_LINK_BAD : incidents->last_reason);
 }
@@ -61,9 +65,8 @@ static void ensure_open(struct lg_connector *conn, bool link_bad) {
  * compositor set it, on a replug): it follows the last incident, which
  * says what ran before.
  */
-static void restore_without_incident(struct lg_connector *conn) {
-	struct lg_incidents *incidents = recovery_incidents(conn);
-	ensure_open(conn, false);
+static void restore_without_incident(struct lg_incidents *incidents) {
+	ensure_open(incidents, false);
 	size_t len = lg_history_len(&incidents->history);
 	if (len > 0) {
 		const struct lg_incident *last = lg_history_at(&incidents->history, len - 1);
@@ -98,25 +101,25 @@ static enum lg_incident_reason fallback_incident(enum lg_fallback_reason reason)
 	}
 }
 
-void incident_report(struct lg_connector *conn, const struct lg_action *action) {
-	struct lg_incidents *incidents = recovery_incidents(conn);
+void incident_report(struct lg_incidents *incidents, const struct lg_action *action) {
+	const struct lg_connector *conn = incidents->conn;
 	switch (action->type) {
 	case LG_ACTION_STATE:
 		if (conn->state != LG_LINK_GOOD && conn->state != LG_LINK_DEGRADED) {
-			ensure_open(conn, conn->state == LG_LINK_BAD);
+			ensure_open(incidents, conn->state == LG_LINK_BAD);
 		}
 		return;
 	case LG_ACTION_FALLBACK:
-		ensure_open(conn, false);
+		ensure_open(incidents, false);
 		incidents->pending.reason = fallback_incident(action->reason);
 		return;
 	case LG_ACTION_FLAPPING:
-		ensure_open(conn, false);
+		ensure_open(incidents, false);
 		incidents->pending.reason = LG_INCIDENT_FLAPPING;
 		return;
 	case LG_ACTION_RESTORED:
 		if (!incidents->open) {
-			restore_without_incident(conn);
+			restore_without_incident(incidents);
 		}
 		incidents->restored = true;
 		return;
@@ -131,8 +134,8 @@ void incident_report(struct lg_connector *conn, const struct lg_action *action) 
 	}
 }
 
-void incident_commit(struct lg_connector *conn) {
-	ensure_open(conn, false);
+void incident_commit(struct lg_incidents *incidents) {
+	ensure_open(incidents, false);
 }
 
 static bool at_requested(const struct lg_connector *conn) {
@@ -141,8 +144,9 @@ static bool at_requested(const struct lg_connector *conn) {
 }
 
 /* Nothing awaited: no answer, no settle, no budget; the state says where. */
-static bool at_rest(struct lg_connector *conn) {
-	const struct lg_driver *driver = recovery_driver(conn);
+static bool at_rest(const struct lg_incidents *incidents) {
+	const struct lg_connector *conn = incidents->conn;
+	const struct lg_driver *driver = incidents->driver;
 	const struct lg_machine *m = &driver->machine;
 	if (driver->has_deferred || m->await != MACHINE_AWAIT_NONE ||
 			m->timer == MACHINE_TIMER_SETTLE || m->timer == MACHINE_TIMER_GATE) {
@@ -203,8 +207,8 @@ static const char *or_unknown(const char *text, const char *unknown) {
 	return text != NULL ? text : unknown;
 }
 
-static void record(struct lg_connector *conn) {
-	struct lg_incidents *incidents = recovery_incidents(conn);
+static void record(struct lg_incidents *incidents) {
+	struct lg_connector *conn = incidents->conn;
 	struct lg_incident *incident = &incidents->pending;
 	read_connector(conn, &incident->mode_after, &incident->link_after);
 	incident->outcome = outcome(conn, incidents);
@@ -242,8 +246,8 @@ static void record(struct lg_connector *conn) {
 	wl_signal_emit_mutable(&conn->manager->events.incident, incident);
 }
 
-void incident_rest(struct lg_connector *conn) {
-	if (recovery_incidents(conn)->open && at_rest(conn)) {
-		record(conn);
+void incident_rest(struct lg_incidents *incidents) {
+	if (incidents->open && at_rest(incidents)) {
+		record(incidents);
 	}
 }

@@ -144,7 +144,7 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 	char buf[64];
 	lg_conn_log(conn, LG_INFO, "retraining at %s: %s",
 		lg_mode_format(&action->mode, buf, sizeof(buf)), action->why);
-	incident_commit(conn);
+	incident_commit(&conn->recovery->incidents);
 	const struct lg_mode *current = conn->output->enabled && conn->has_current ?
 		&conn->current : NULL;
 	if (!lg_driver_commit_retrains(current, &action->mode,
@@ -220,18 +220,18 @@ static void recovery_act(void *data, const struct lg_action *action) {
 		return;
 	case LG_ACTION_STATE:
 		report_state(conn);
-		incident_report(conn, action);
+		incident_report(&recovery->incidents, action);
 		return;
 	case LG_ACTION_FALLBACK:
-		incident_report(conn, action);
+		incident_report(&recovery->incidents, action);
 		report_fallback(conn, action);
 		return;
 	case LG_ACTION_RESTORED:
-		incident_report(conn, action);
+		incident_report(&recovery->incidents, action);
 		wl_signal_emit_mutable(&conn->manager->events.restored, conn);
 		return;
 	case LG_ACTION_FAILED:
-		incident_report(conn, action);
+		incident_report(&recovery->incidents, action);
 		if (action->ms == 0) {
 			lg_conn_log(conn, LG_ERROR, "recovery failed: %s; waiting for a "
 				"replug, a retry or a mode set", lg_failure_name(action->failure));
@@ -242,7 +242,7 @@ static void recovery_act(void *data, const struct lg_action *action) {
 		wl_signal_emit_mutable(&conn->manager->events.failed, conn);
 		return;
 	case LG_ACTION_FLAPPING:
-		incident_report(conn, action);
+		incident_report(&recovery->incidents, action);
 		lg_conn_log(conn, LG_INFO, "link flapping (%u BADs at a mode that fits "
 			"within %u ms): %s, modesets at least %u ms apart",
 			recovery->config.flap_count, recovery->config.flap_window_ms,
@@ -290,7 +290,7 @@ bool recovery_create(struct lg_connector *conn) {
 		return false;
 	}
 	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
-	incidents_init(&recovery->incidents);
+	incidents_init(&recovery->incidents, conn, &recovery->driver);
 	conn->recovery = recovery;
 	return true;
 }
@@ -327,12 +327,12 @@ void recovery_destroy(struct lg_connector *conn) {
 void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type) {
 	lg_conn_log(conn, LG_DEBUG, "recovery: %s", lg_machine_event_name(type));
 	lg_driver_feed(&conn->recovery->driver, type);
-	incident_rest(conn);
+	incident_rest(&conn->recovery->incidents);
 }
 
 void recovery_committed(struct lg_connector *conn, bool ok) {
 	lg_driver_committed(&conn->recovery->driver, ok);
-	incident_rest(conn);
+	incident_rest(&conn->recovery->incidents);
 }
 
 struct lg_incidents *recovery_incidents(struct lg_connector *conn) {

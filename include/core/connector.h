@@ -2,15 +2,13 @@
 #define CORE_CONNECTOR_H
 
 #include <linkguard/backend.h>
+#include <core/backend.h>
+#include <core/clock.h>
 #include <core/history.h>
 #include <core/machine.h>
 
 struct lg_driver;
 
-/* Emits state_change after a field a client can see has changed. */
-void connector_changed(struct lg_connector *conn);
-/* Reads link-status and link parameters (no probe). */
-void connector_read_link(struct lg_connector *conn);
 /*
  * sink.c: reads the sink's DPCD status, when the backend can; whether a
  * field a client sees changed.
@@ -22,10 +20,6 @@ void sink_destroy(struct lg_connector *conn);
 void sink_modeset(struct lg_connector *conn);
 /* The output or the sink is gone: no reads, nothing known. */
 void sink_stop(struct lg_connector *conn);
-/* Forced probe through the backend into conn->modes. */
-bool connector_probe(struct lg_connector *conn);
-/* The monitor's identity from the backend (EDID), or NULL. */
-const char *connector_identity(struct lg_connector *conn);
 
 /*
  * configure.c: resolves conn->settings and conn->options for the connector
@@ -69,6 +63,8 @@ void known_bad_held(struct lg_connector *conn, const struct lg_mode *mode);
  * the driver (the machine decides, this records what came of it).
  */
 struct lg_incidents {
+	struct lg_connector *conn;
+	const struct lg_driver *driver; // recovery.c's, whose state says when recovery rests
 	struct lg_history history;
 	bool open;
 	bool retrying; // inside a client's retry
@@ -78,17 +74,16 @@ struct lg_incidents {
 	uint64_t opened_ms;
 	enum lg_incident_reason last_reason; // of the last incident recorded
 };
-void incidents_init(struct lg_incidents *incidents);
+void incidents_init(struct lg_incidents *incidents, struct lg_connector *conn,
+	const struct lg_driver *driver);
 /* An action the machine reported: STATE, FALLBACK, RESTORED, FAILED, FLAPPING. */
-void incident_report(struct lg_connector *conn, const struct lg_action *action);
+void incident_report(struct lg_incidents *incidents, const struct lg_action *action);
 /* linkguard is about to modeset: an incident if none is under way. */
-void incident_commit(struct lg_connector *conn);
+void incident_commit(struct lg_incidents *incidents);
 /* The machine waits again: records the incident if recovery came to rest. */
-void incident_rest(struct lg_connector *conn);
+void incident_rest(struct lg_incidents *incidents);
 /* recovery.c: the connector's incidents. */
 struct lg_incidents *recovery_incidents(struct lg_connector *conn);
 const struct lg_history *connector_history(const struct lg_connector *conn);
-
-uint64_t lg_now_ms(void);
 
 #endif
