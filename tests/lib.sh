@@ -39,6 +39,9 @@
 #   current_mode_is BLOCK WxH HZ   whether that block's current mode is it
 #   start_session_bus   a private D-Bus session bus in $dir (dbus-daemon),
 #               without service activation; exports DBUS_SESSION_BUS_ADDRESS
+#   journal_matches_history LINKCTL CONNECTOR MONITOR [COUNT]   the
+#               compositor's incidents on CONNECTOR in the journal, as
+#               linkctl history says them (journal-check.py)
 #
 # and the environment of a headless wlroots compositor with no Wayland or
 # X11 parent.
@@ -233,4 +236,36 @@ EOF
 	wait_for_line "$dir/bus.address" . 5 "$dir/bus.log"
 	DBUS_SESSION_BUS_ADDRESS=$(head -n 1 "$dir/bus.address")
 	export DBUS_SESSION_BUS_ADDRESS
+}
+
+# journal_matches_history LINKCTL CONNECTOR MONITOR [COUNT]: every incident
+# LINKCTL history --json shows of CONNECTOR is one journal entry of the
+# compositor ($pid) with linkguard's MESSAGE_ID, field by field, in order
+# (journal-check.py says how; MONITOR "" when the monitor has no identity).
+# The journal is the one the test's systemd-journald writes in
+# /run/log/journal.
+journal_matches_history() {
+	run_status st timeout 5 "$1" history "$2" --json >"$dir/history.json" 2>"$dir/history.err"
+	[ "$st" -eq 0 ] || fail "$1 history $2 --json: exit $st: $(cat "$dir/history.err")"
+	want=$(python3 -c 'import json, sys
+print(len(json.load(open(sys.argv[1]))["connectors"][0]["incidents"]))' "$dir/history.json") ||
+		fail "linkctl history $2 --json is not the history: $(cat "$dir/history.json")"
+	# journald writes each entry as it comes; the reader may be a moment
+	# behind the last.
+	tries=100
+	while :; do
+		journalctl -D /run/log/journal --no-pager -o json \
+			"MESSAGE_ID=5c548605d3584d7ca4d0bf7a8cd169f1" \
+			>"$dir/journal.jsonl" 2>"$dir/journal.err" ||
+			fail "journalctl failed: $(cat "$dir/journal.err")"
+		[ "$(wc -l <"$dir/journal.jsonl")" -lt "$want" ] || break
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "not $want journal entries after 10 s: $(cat "$dir/journal.jsonl")"
+		sleep 0.1
+	done
+	echo "== journalctl MESSAGE_ID=5c548605d3584d7ca4d0bf7a8cd169f1 -o json, the first entry"
+	head -n 1 "$dir/journal.jsonl"
+	python3 "$(dirname "$0")/../journal-check.py" "$dir/history.json" \
+		"$dir/journal.jsonl" "$pid" "$2" "$3" ${4:+"$4"} ||
+		fail "the journal does not say what linkctl history says"
 }

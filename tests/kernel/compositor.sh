@@ -6,8 +6,8 @@
 # link lowered so that the requested mode is pruned, a cascade, an unplug
 # during recovery, a replug, a failure the mode still fits through; with
 # linkguard also linkctl, the link it shows from the sink's DPCD (sink.sh),
-# a bare HOTPLUG=1 while the sink's AUX fails, and a run with the AUX device
-# unreadable.
+# a bare HOTPLUG=1 while the sink's AUX fails, a run with the AUX device
+# unreadable, and the incidents in the systemd journal.
 #
 #   compositor.sh STATUS EXAMPLE LINKCTL
 set -u
@@ -103,6 +103,10 @@ ok "AUX failing: $reads failed DPCD read(s), one log line, recovered as without 
 # A cable that counts symbol errors: degraded, clients told, no modeset.
 fail_errors "symbol errors, 6000 a minute a lane" 100
 echo "$listing" | sed 's/^/    linkctl: /'
+# Every incident of this run in the journal (guest.sh's journald), field by
+# field as linkctl history says it; vkms gives its monitor no EDID, so the
+# entries name no monitor.
+journal_matches_history "$linkctl" "$name" ""
 stop_compositor
 
 

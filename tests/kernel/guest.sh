@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs inside the real-kernel guest (tests/kernel/init starts it in the
-# build root shared over 9p): udevd, the DRM modules with vkms and
-# lg_link_fault, then the tests. Prints each phase's time since boot.
+# build root shared over 9p): udevd and journald, the DRM modules with vkms
+# and lg_link_fault, then the tests. Prints each phase's time since boot.
 #
 #   guest.sh MODULES_DIR TEST_KMS TEST_DPCD STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]
 #
@@ -58,6 +58,19 @@ while :; do
 done &
 /usr/lib/systemd/systemd-udevd --daemon >/dev/null 2>&1 ||
 	{ echo "FAIL: systemd-udevd did not start"; exit 1; }
+# The journal linkguard sends each incident to (compositor.sh reads them
+# back): a runtime journal in /run, the root being read-only. journald
+# exits without the cgroup hierarchy, which only init would have mounted.
+mount -t cgroup2 cgroup2 /sys/fs/cgroup ||
+	{ echo "FAIL: cannot mount the cgroup hierarchy for journald"; exit 1; }
+/usr/lib/systemd/systemd-journald >"$TMPDIR/journald.log" 2>&1 &
+tries=100
+until [ -S /run/systemd/journal/socket ]; do
+	tries=$((tries - 1))
+	[ "$tries" -gt 0 ] ||
+		{ echo "FAIL: systemd-journald did not start: $(cat "$TMPDIR/journald.log")"; exit 1; }
+	sleep 0.1
+done
 for ko in $(cat "$modules/drm.order"); do
 	insmod "$modules/$ko" || { echo "FAIL: insmod $ko"; exit 1; }
 done
