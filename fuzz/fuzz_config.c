@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <linkguard/log.h>
 #include <core/config.h>
+#include <core/settings.h>
 
 static void check_settings(const struct lg_options *options,
 		const struct lg_setting *settings) {

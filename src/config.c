@@ -11,6 +11,7 @@
 #include <string.h>
 #include <linkguard/log.h>
 #include <core/config.h>
+#include <core/settings.h>
 
 /* Larger is not a hand-written configuration file. */
 #define CONFIG_MAX_SIZE (64 * 1024)

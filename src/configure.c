@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
+#include <core/backend.h>
 #include <core/config.h>
-#include <core/connector.h>
+#include <core/configure.h>
+#include <core/recovery.h>
 
 /*
  * "settings (monitor DEL-A0B1-123): policy refresh-first (file

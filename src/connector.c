@@ -5,8 +5,12 @@
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
+#include <core/backend.h>
 #include <core/config.h>
-#include <core/connector.h>
+#include <core/configure.h>
+#include <core/known_bad.h>
+#include <core/recovery.h>
+#include <core/sink.h>
 
 struct lg_connector *lg_connector_create(struct lg_manager *manager,
 		const struct lg_connector_impl *impl, dev_t device, uint32_t id,

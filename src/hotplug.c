@@ -8,8 +8,10 @@
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
-#include <core/connector.h>
+#include <core/backend.h>
 #include <core/driver.h>
+#include <core/recovery.h>
+#include <core/sink.h>
 
 /* Reads link-status; whether the state machine must hear of a BAD. */
 static bool link_bad(struct lg_connector *conn) {

@@ -13,8 +13,10 @@
 #include <time.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
-#include <core/connector.h>
+#include <core/backend.h>
+#include <core/clock.h>
 #include <core/driver.h>
+#include <core/incident.h>
 #include <core/journal.h>
 
 void incidents_init(struct lg_incidents *incidents, struct lg_connector *conn,

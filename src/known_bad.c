@@ -18,7 +18,7 @@
 #include <time.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
-#include <core/connector.h>
+#include <core/backend.h>
 #include <core/known_bad.h>
 #include <core/store.h>
 

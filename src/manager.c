@@ -3,10 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/types/wlr_output.h>
+#include <linkguard/backend.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <core/config.h>
-#include <core/connector.h>
+#include <core/recovery.h>
 
 static void handle_display_destroy(struct wl_listener *listener, void *data) {
 	struct lg_manager *manager =

@@ -2,6 +2,7 @@
 #include <linkguard/link.h>
 #include <linkguard/policy.h>
 #include <core/machine.h>
+#include <core/names.h>
 
 const char *lg_link_state_name(enum lg_link_state state) {
 	switch (state) {

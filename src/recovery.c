@@ -8,8 +8,13 @@
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
-#include <core/connector.h>
+#include <core/backend.h>
+#include <core/clock.h>
 #include <core/driver.h>
+#include <core/incident.h>
+#include <core/known_bad.h>
+#include <core/names.h>
+#include <core/recovery.h>
 
 struct lg_recovery {
 	struct lg_driver driver;

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <core/config.h>
+#include <core/settings.h>
 
 /*
  * A decimal number with up to three decimals, in thousandths: "119.98" is

@@ -14,7 +14,11 @@
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
-#include <core/connector.h>
+#include <core/backend.h>
+#include <core/clock.h>
+#include <core/incident.h>
+#include <core/recovery.h>
+#include <core/sink.h>
 
 #define ERRORS_WINDOW_MS 60000
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <linkguard/log.h>
 #include <core/config.h>
+#include <core/settings.h>
 #include "test.h"
 
 static char log_lines[64][512];

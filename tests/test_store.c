@@ -14,7 +14,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <core/connector.h>
 #include <core/known_bad.h>
 #include <core/store.h>
 #include <linkguard/backend.h>

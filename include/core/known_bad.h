@@ -2,8 +2,8 @@
 #define CORE_KNOWN_BAD_H
 
 /*
- * Known-bad modes (src/known_bad.c) beyond what core/connector.h declares
- * for the state machine: what clients are told of them.
+ * src/known_bad.c: conn->known_bad, persisted when options.state_dir is
+ * set, and what clients are told of them.
  */
 
 #include <stdint.h>
@@ -15,5 +15,13 @@
  */
 int64_t known_bad_last_failed(const struct lg_connector *conn,
 	const struct lg_mode *mode);
+/* Once per connector, when its monitor is known: what the store remembers. */
+void known_bad_load(struct lg_connector *conn);
+/* The monitor did not hold mode on this connector. */
+void known_bad_add(struct lg_connector *conn, const struct lg_mode *mode);
+/* The sink left: on a replug every mode is worth trying again. */
+void known_bad_forget(struct lg_connector *conn);
+/* The link held mode: not bad after all; the store catches up. */
+void known_bad_held(struct lg_connector *conn, const struct lg_mode *mode);
 
 #endif

@@ -236,7 +236,4 @@ void lg_machine_finish(struct lg_machine *m);
 void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 	const struct lg_machine_facts *facts, struct lg_actions *out);
 
-const char *lg_machine_event_name(enum lg_machine_event_type type);
-const char *lg_failure_name(enum lg_failure failure);
-
 #endif

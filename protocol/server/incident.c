@@ -5,7 +5,8 @@
  * an incident goes out in a batch of its own, to version 3 resources only.
  */
 #include "linkguard-link-v1-protocol.h"
-#include <core/connector.h>
+#include <core/history.h>
+#include <core/recovery.h>
 #include <protocol/server.h>
 
 // The protocol's enums carry the core's values unchanged.

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <wlr/backend.h>
 #include <wlr/types/wlr_output.h>
-#include <core/connector.h>
+#include <core/recovery.h>
 #include <kms/device.h>
 #include <linkguard/connector.h>
 #include <linkguard/log.h>

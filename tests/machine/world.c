@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <core/names.h>
 #include "oracle.h"
 #include "world.h"
 

@@ -6,7 +6,9 @@
  */
 #include <string.h>
 #include <wlr/types/wlr_output.h>
-#include <core/connector.h>
+#include <core/history.h>
+#include <core/incident.h>
+#include <core/recovery.h>
 #include "harness.h"
 #include "test.h"
 

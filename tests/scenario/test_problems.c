@@ -6,8 +6,8 @@
  */
 #include <wlr/types/wlr_output.h>
 #include <linkguard/connector.h>
-#include <core/connector.h>
 #include <core/machine.h>
+#include <core/recovery.h>
 #include "harness.h"
 #include "test.h"
 

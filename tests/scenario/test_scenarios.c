@@ -11,7 +11,8 @@
 #include <wlr/types/wlr_output.h>
 #include <linkguard/commit.h>
 #include <linkguard/connector.h>
-#include <core/connector.h>
+#include <core/history.h>
+#include <core/recovery.h>
 #include <core/store.h>
 #include "harness.h"
 #include "test.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <linkguard/connector.h>
-#include <core/connector.h>
+#include <core/recovery.h>
 #include "harness.h"
 #include "test.h"
 

@@ -7,7 +7,7 @@
  */
 #include <time.h>
 #include <linkguard/connector.h>
-#include <core/connector.h>
+#include <core/recovery.h>
 #include <sim/sink.h>
 #include "harness.h"
 #include "machine/oracle.h"

@@ -20,7 +20,7 @@
 #include <json-c/json.h>
 #include <wlr/types/wlr_output.h>
 #include <linkguard/log.h>
-#include <core/connector.h>
+#include <core/recovery.h>
 #include "harness.h"
 #include "soak_clients.h"
 #include "test.h"

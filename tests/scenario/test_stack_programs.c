@@ -24,9 +24,10 @@
 #include <string.h>
 #include <time.h>
 #include <wlr/types/wlr_output.h>
+#include <linkguard/backend.h>
 #include <linkguard/connector.h>
 #include <linkguard/policy.h>
-#include <core/connector.h>
+#include <core/recovery.h>
 #include "harness.h"
 #include "machine/oracle.h"
 #include "machine/rng.h"
