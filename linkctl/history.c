@@ -13,7 +13,7 @@ static const char *const reason_names[] = {
 	"link-errors",
 };
 static const char *const outcome_names[] = {
-	"retrained", "restored", "degraded", "held", "failed", "gone",
+	"retrained", "restored", "degraded", "held", "failed", "gone", "step-up",
 };
 
 #define COUNT(array) (sizeof(array) / sizeof((array)[0]))

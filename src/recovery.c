@@ -20,6 +20,9 @@ struct lg_recovery {
 	enum lg_retry_result retry;
 	bool has_recommend;
 	struct lg_mode recommend;
+	// linkguard's last mode off the requested one: a fallback or a step up
+	bool has_off_requested;
+	struct lg_mode off_requested;
 };
 
 bool recovery_build_state(struct lg_connector *conn,
@@ -188,12 +191,28 @@ static void report_fallback(struct lg_connector *conn, const struct lg_action *a
 	};
 	clock_gettime(CLOCK_MONOTONIC, &fallback->when);
 	conn->has_last_fallback = true;
+	conn->recovery->has_off_requested = true;
+	conn->recovery->off_requested = action->mode;
 	char from_buf[64], to_buf[64];
 	lg_conn_log(conn, LG_INFO, "fallback %s -> %s (%s)",
 		lg_mode_format(&action->from, from_buf, sizeof(from_buf)),
 		lg_mode_format(&action->mode, to_buf, sizeof(to_buf)),
 		lg_fallback_reason_name(action->reason));
 	wl_signal_emit_mutable(&conn->manager->events.fallback, fallback);
+}
+
+/*
+ * A better mode than the one before, not yet the requested one: no
+ * fallback, for the compositor or its clients; the incident says it.
+ */
+static void report_step_up(struct lg_connector *conn, const struct lg_action *action) {
+	conn->recovery->has_off_requested = true;
+	conn->recovery->off_requested = action->mode;
+	char from_buf[64], to_buf[64];
+	lg_conn_log(conn, LG_INFO, "step up %s -> %s (the requested mode: %s)",
+		lg_mode_format(&action->from, from_buf, sizeof(from_buf)),
+		lg_mode_format(&action->mode, to_buf, sizeof(to_buf)),
+		lg_fallback_reason_name(action->reason));
 }
 
 static void report_state(struct lg_connector *conn) {
@@ -225,6 +244,10 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_FALLBACK:
 		incident_report(conn, action);
 		report_fallback(conn, action);
+		return;
+	case LG_ACTION_STEP_UP:
+		incident_report(conn, action);
+		report_step_up(conn, action);
 		return;
 	case LG_ACTION_RESTORED:
 		incident_report(conn, action);
@@ -333,6 +356,13 @@ void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type) {
 void recovery_committed(struct lg_connector *conn, bool ok) {
 	lg_driver_committed(&conn->recovery->driver, ok);
 	incident_rest(conn);
+}
+
+bool recovery_ran_off_requested(const struct lg_connector *conn,
+		const struct lg_mode *mode) {
+	const struct lg_recovery *recovery = conn->recovery;
+	return recovery->has_off_requested &&
+		lg_mode_same_timing(&recovery->off_requested, mode);
 }
 
 struct lg_incidents *recovery_incidents(struct lg_connector *conn) {

@@ -46,6 +46,9 @@ struct lg_driver *recovery_driver(struct lg_connector *conn);
 void recovery_committed(struct lg_connector *conn, bool ok);
 /* No timer armed: nothing pending for this connector. */
 bool recovery_idle(const struct lg_connector *conn);
+/* Whether mode is the last one linkguard set off the requested mode. */
+bool recovery_ran_off_requested(const struct lg_connector *conn,
+	const struct lg_mode *mode);
 /* A state that enables output at mode; false if the backend can't set it. */
 bool recovery_build_state(struct lg_connector *conn,
 	struct wlr_output_state *state, const struct lg_mode *mode);
@@ -74,12 +77,16 @@ struct lg_incidents {
 	bool retrying; // inside a client's retry
 	bool unlocked; // inside the sink monitor's report of a dark link
 	bool restored; // the machine reported the requested mode back
+	bool fell_back, stepped_up; // the machine reported a fallback, a step up
 	struct lg_incident pending;
 	uint64_t opened_ms;
 	enum lg_incident_reason last_reason; // of the last incident recorded
 };
 void incidents_init(struct lg_incidents *incidents);
-/* An action the machine reported: STATE, FALLBACK, RESTORED, FAILED, FLAPPING. */
+/*
+ * An action the machine reported: STATE, FALLBACK, STEP_UP, RESTORED,
+ * FAILED, FLAPPING.
+ */
 void incident_report(struct lg_connector *conn, const struct lg_action *action);
 /* linkguard is about to modeset: an incident if none is under way. */
 void incident_commit(struct lg_connector *conn);
