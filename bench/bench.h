@@ -13,6 +13,8 @@ struct bench_stats {
 };
 
 void bench_stats_add(struct bench_stats *stats, double value);
+/* The median, 0 without samples (sorts them). */
+double bench_stats_median(struct bench_stats *stats);
 /* "median [min-max]" with the given decimals. */
 const char *bench_stats_format(struct bench_stats *stats, int decimals,
 	char *buf, size_t size);
@@ -22,6 +24,8 @@ uint64_t bench_cpu_ns(void);
 
 /* recovery.c: recreate vs linkguard, alternating, runs times each. */
 void bench_recovery(int runs);
+/* burst.c: a glitch burst, then quiet: recreate vs linkguard, runs times each. */
+void bench_burst(int runs);
 /* scale.c: CPU per event at 1/16/64 connectors, probes, heap, RSS. */
 void bench_scale(int events);
 
