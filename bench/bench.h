@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "drm/replay.h"
+#include "scenario/client.h"
 
 /* Repeated measurements of one figure: median and spread. */
 #define BENCH_MAX_SAMPLES 64
@@ -21,6 +23,16 @@ const char *bench_stats_format(struct bench_stats *stats, int decimals,
 
 uint64_t bench_now_us(void);
 uint64_t bench_cpu_ns(void);
+
+/* bed.c: a stock compositor (options->recover false) or linkguard. */
+struct bench_bed {
+	struct replay_bed replay;
+	struct harness_client client;
+};
+/* Sets it up with a 4K60 monitor plugged in; NULL if it can't (said why). */
+struct replay_connector *bench_bed_start(struct bench_bed *bed,
+	const struct lg_options *options);
+void bench_bed_finish(struct bench_bed *bed);
 
 /* recovery.c: recreate vs linkguard, alternating, runs times each. */
 void bench_recovery(int runs);

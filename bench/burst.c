@@ -7,9 +7,7 @@
  * tests/scenario/test_shortest_path.c, so that a run takes seconds.
  */
 #include <stdio.h>
-#include "drm/replay.h"
 #include "bench.h"
-#include "scenario/client.h"
 
 #define GLITCHES 12
 #define GLITCH_GAP_MS 300
@@ -39,50 +37,39 @@ static void run_once(bool linkguard, struct figures *fig) {
 	options.flap_window_ms = FLAP_WINDOW_MS;
 	options.backoff_min_ms = 300;
 	options.backoff_max_ms = 18000;
-	struct replay_bed bed;
-	struct harness_client client;
-	if (!replay_bed_init(&bed, &options, !linkguard)) {
-		fprintf(stderr, "bench: cannot set up the replay\n");
+	struct bench_bed bed;
+	struct replay_connector *rc = bench_bed_start(&bed, &options);
+	if (rc == NULL) {
 		return;
 	}
-	if (!harness_client_connect(&client, bed.h.display)) {
-		fprintf(stderr, "bench: cannot connect a client\n");
-		replay_bed_finish(&bed);
-		return;
-	}
-	drmModeModeInfo modes[4];
-	size_t n = replay_monitor_4k(modes);
-	struct replay_connector *rc = replay_add_connector(&bed.replay, 42, modes, n);
-	replay_plug(rc);
-	harness_client_sync(&client);
-	int modesets = bed.h.modesets;
+	struct harness *h = &bed.replay.h;
+	int modesets = h->modesets;
 
 	uint64_t last = 0;
 	for (int i = 0; i < GLITCHES; i++) {
 		// The link trains as before: only link-status says BAD.
 		rc->link_status = LG_LINK_STATUS_BAD;
 		last = bench_now_us();
-		replay_uevent(&bed.replay, rc->id);
-		harness_dispatch_for(&bed.h, GLITCH_GAP_MS);
+		replay_uevent(rc->replay, rc->id);
+		harness_dispatch_for(h, GLITCH_GAP_MS);
 	}
-	harness_dispatch_for(&bed.h, AFTER_MS - GLITCH_GAP_MS);
-	harness_client_sync(&client);
+	harness_dispatch_for(h, AFTER_MS - GLITCH_GAP_MS);
+	harness_client_sync(&bed.client);
 
 	// The frame in 4K60 that stays: the last modeset, if it set 4K60.
-	int end = bed.h.modesets < HARNESS_MAX_EVENTS ? bed.h.modesets : HARNESS_MAX_EVENTS;
+	int end = h->modesets < HARNESS_MAX_EVENTS ? h->modesets : HARNESS_MAX_EVENTS;
 	int after = 0;
 	for (int i = modesets; i < end; i++) {
-		after += bed.h.commits[i].usec > last;
+		after += h->commits[i].usec > last;
 	}
-	if (end > modesets && is_4k60(&bed.h.commits[end - 1])) {
-		uint64_t at = bed.h.commits[end - 1].usec;
+	if (end > modesets && is_4k60(&h->commits[end - 1])) {
+		uint64_t at = h->commits[end - 1].usec;
 		bench_stats_add(&fig->best_ms, at > last ? (double)(at - last) / 1000 : 0);
 	}
-	bench_stats_add(&fig->modesets, bed.h.modesets - modesets);
+	bench_stats_add(&fig->modesets, h->modesets - modesets);
 	bench_stats_add(&fig->after_last, after);
-	bench_stats_add(&fig->removed, client.outputs_removed);
-	harness_client_finish(&client);
-	replay_bed_finish(&bed);
+	bench_stats_add(&fig->removed, bed.client.outputs_removed);
+	bench_bed_finish(&bed);
 }
 
 static void print_row(const char *what, struct bench_stats *stock,

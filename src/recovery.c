@@ -181,6 +181,22 @@ static void arm_timer(struct lg_connector *conn, uint32_t ms) {
 	wl_event_source_timer_update(recovery->timer, (int)ms);
 }
 
+/*
+ * linkguard set a mode other than the requested one, a fallback or a step
+ * up (what): logged with why the requested mode does not run, and kept
+ * for recovery_ran_off_requested().
+ */
+static void leave_requested(struct lg_connector *conn, const struct lg_action *action,
+		const char *what) {
+	conn->recovery->has_off_requested = true;
+	conn->recovery->off_requested = action->mode;
+	char from_buf[64], to_buf[64];
+	lg_conn_log(conn, LG_INFO, "%s %s -> %s (%s)", what,
+		lg_mode_format(&action->from, from_buf, sizeof(from_buf)),
+		lg_mode_format(&action->mode, to_buf, sizeof(to_buf)),
+		lg_fallback_reason_name(action->reason));
+}
+
 static void report_fallback(struct lg_connector *conn, const struct lg_action *action) {
 	struct lg_fallback *fallback = &conn->last_fallback;
 	*fallback = (struct lg_fallback){
@@ -191,28 +207,8 @@ static void report_fallback(struct lg_connector *conn, const struct lg_action *a
 	};
 	clock_gettime(CLOCK_MONOTONIC, &fallback->when);
 	conn->has_last_fallback = true;
-	conn->recovery->has_off_requested = true;
-	conn->recovery->off_requested = action->mode;
-	char from_buf[64], to_buf[64];
-	lg_conn_log(conn, LG_INFO, "fallback %s -> %s (%s)",
-		lg_mode_format(&action->from, from_buf, sizeof(from_buf)),
-		lg_mode_format(&action->mode, to_buf, sizeof(to_buf)),
-		lg_fallback_reason_name(action->reason));
+	leave_requested(conn, action, "fallback");
 	wl_signal_emit_mutable(&conn->manager->events.fallback, fallback);
-}
-
-/*
- * A better mode than the one before, not yet the requested one: no
- * fallback, for the compositor or its clients; the incident says it.
- */
-static void report_step_up(struct lg_connector *conn, const struct lg_action *action) {
-	conn->recovery->has_off_requested = true;
-	conn->recovery->off_requested = action->mode;
-	char from_buf[64], to_buf[64];
-	lg_conn_log(conn, LG_INFO, "step up %s -> %s (the requested mode: %s)",
-		lg_mode_format(&action->from, from_buf, sizeof(from_buf)),
-		lg_mode_format(&action->mode, to_buf, sizeof(to_buf)),
-		lg_fallback_reason_name(action->reason));
 }
 
 static void report_state(struct lg_connector *conn) {
@@ -246,8 +242,10 @@ static void recovery_act(void *data, const struct lg_action *action) {
 		report_fallback(conn, action);
 		return;
 	case LG_ACTION_STEP_UP:
+		// A better mode than the one before: no fallback, for the
+		// compositor or its clients; the incident says it.
 		incident_report(conn, action);
-		report_step_up(conn, action);
+		leave_requested(conn, action, "step up");
 		return;
 	case LG_ACTION_RESTORED:
 		incident_report(conn, action);

@@ -124,23 +124,9 @@ test_versions() {
 	wait "$v1_pid" || fail "version 1 probe failed"
 	wait "$v2_pid" || fail "version 2 probe failed"
 	until=$(date +%s)
-	python3 - "$dir/v1.txt" "$dir/v2.txt" "$dir/v3.txt" "$since" "$until" <<'PY' ||
+	PYTHONPATH=$(dirname "$0") python3 - "$dir/v1.txt" "$dir/v2.txt" "$dir/v3.txt" "$since" "$until" <<'PY' ||
 import sys
-def batches(path):
-    out, cur = [], []
-    for line in open(path):
-        e = line.split()
-        if e == ["done"]:
-            out.append(cur); cur = []
-        else:
-            cur.append(e)
-    assert cur == [], "events after the last done in %s: %r" % (path, cur)
-    return out
-def without(stream, pred):
-    """stream minus the events pred picks, and minus the batches that held
-    only those."""
-    kept = [[e for e in b if not pred(e)] for b in stream]
-    return [b for b, orig in zip(kept, stream) if b or not orig]
+from probe_stream import batches, without
 v1, v2, v3 = batches(sys.argv[1]), batches(sys.argv[2]), batches(sys.argv[3])
 since, until = int(sys.argv[4]), int(sys.argv[5])
 for v, b in ((1, v1), (2, v2), (3, v3)):
@@ -221,18 +207,9 @@ test_step_up() {
 		fail "version 4 probe failed"
 	wait "$v3_pid" || fail "version 3 probe failed"
 	wait_for_log 'DP-1: incident: step-up, 1920x1080@60\.000 -> 3840x2160@30\.000' 1
-	python3 - "$dir/v3.txt" "$dir/v4.txt" <<'PY' ||
+	PYTHONPATH=$(dirname "$0") python3 - "$dir/v3.txt" "$dir/v4.txt" <<'PY' ||
 import sys
-def batches(path):
-    out, cur = [], []
-    for line in open(path):
-        e = line.split()
-        if e == ["done"]:
-            out.append(cur); cur = []
-        else:
-            cur.append(e)
-    assert cur == [], "events after the last done in %s: %r" % (path, cur)
-    return out
+from probe_stream import batches
 v3, v4 = batches(sys.argv[1]), batches(sys.argv[2])
 for v, b in ((3, v3), (4, v4)):
     assert ["c0", "state", "0"] in b[0], "version %d bound after the drop: %r" % (v, b[0])
