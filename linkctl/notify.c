@@ -1,7 +1,8 @@
 /*
  * linkctl watch --notify: a desktop notification when a link falls back,
- * steps back up, flaps, fails or is restored, through org.freedesktop.Notifications on the
- * session bus (the Desktop Notifications Specification 1.2), with sd-bus.
+ * steps back up, flaps, fails or is restored, through
+ * org.freedesktop.Notifications on the session bus (the Desktop
+ * Notifications Specification 1.2), with sd-bus.
  *
  * One notification per connector, replaced in place: each Notify passes the
  * id the daemon returned for the connector's last one as replaces_id, so a

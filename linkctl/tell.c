@@ -163,11 +163,12 @@ static void print_sentence(FILE *out, const struct connector *conn) {
 	}
 	bool errors = state->has_sink &&
 		(state->sink.flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_LINK_ERRORS);
+	const struct incident *step_up = tell_step_up(state);
 	if (errors && mode_is_requested(state, &state->current)) {
 		fprintf(out, "%s, but the monitor counts too many errors on the "
 			"cable: the picture may break up. Replace the cable.", current);
-	} else if (tell_step_up(state) != NULL) {
-		print_step_up(out, state, tell_step_up(state), requested, current);
+	} else if (step_up != NULL) {
+		print_step_up(out, state, step_up, requested, current);
 	} else if (state->has_fallback && mode_equal(&state->fallback.to, &state->current)) {
 		print_reason(out, state->fallback.reason, &state->fallback.from,
 			requested, current);
