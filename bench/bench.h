@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "drm/replay.h"
+#include "scenario/client.h"
 
 /* Repeated measurements of one figure: median and spread. */
 #define BENCH_MAX_SAMPLES 64
@@ -13,6 +15,8 @@ struct bench_stats {
 };
 
 void bench_stats_add(struct bench_stats *stats, double value);
+/* The median, 0 without samples (sorts them). */
+double bench_stats_median(struct bench_stats *stats);
 /* "median [min-max]" with the given decimals. */
 const char *bench_stats_format(struct bench_stats *stats, int decimals,
 	char *buf, size_t size);
@@ -20,8 +24,20 @@ const char *bench_stats_format(struct bench_stats *stats, int decimals,
 uint64_t bench_now_us(void);
 uint64_t bench_cpu_ns(void);
 
+/* bed.c: a stock compositor (options->recover false) or linkguard. */
+struct bench_bed {
+	struct replay_bed replay;
+	struct harness_client client;
+};
+/* Sets it up with a 4K60 monitor plugged in; NULL if it can't (said why). */
+struct replay_connector *bench_bed_start(struct bench_bed *bed,
+	const struct lg_options *options);
+void bench_bed_finish(struct bench_bed *bed);
+
 /* recovery.c: recreate vs linkguard, alternating, runs times each. */
 void bench_recovery(int runs);
+/* burst.c: a glitch burst, then quiet: recreate vs linkguard, runs times each. */
+void bench_burst(int runs);
 /* scale.c: CPU per event at 1/16/64 connectors, probes, heap, RSS. */
 void bench_scale(int events);
 

@@ -23,6 +23,7 @@ int main(int argc, char *argv[]) {
 	printf("linkguard benchmark, wlroots %s, headless with the DRM replay\n",
 		WLR_VERSION_STR);
 	bench_recovery(runs);
+	bench_burst(runs);
 	bench_scale(events);
 	return 0;
 }

@@ -7,9 +7,7 @@
  * a real Wayland client counts wl_output globals.
  */
 #include <stdio.h>
-#include "drm/replay.h"
 #include "bench.h"
-#include "scenario/client.h"
 
 enum failure {
 	SAME_MODE_FITS, // link lowered, 4K60 still fits at fewer bpp
@@ -48,43 +46,33 @@ static void run_once(bool linkguard, enum failure failure, struct figures *fig) 
 	lg_options_init(&options);
 	options.settle_ms = 50;
 	options.recover = linkguard;
-	struct replay_bed bed;
-	struct harness_client client;
-	if (!replay_bed_init(&bed, &options, !linkguard)) {
-		fprintf(stderr, "bench: cannot set up the replay\n");
+	struct bench_bed bed;
+	struct replay_connector *rc = bench_bed_start(&bed, &options);
+	if (rc == NULL) {
 		return;
 	}
-	if (!harness_client_connect(&client, bed.h.display)) {
-		fprintf(stderr, "bench: cannot connect a client\n");
-		replay_bed_finish(&bed);
-		return;
-	}
-	drmModeModeInfo modes[4];
-	size_t n = replay_monitor_4k(modes);
-	struct replay_connector *rc = replay_add_connector(&bed.replay, 42, modes, n);
-	replay_plug(rc);
-	harness_client_sync(&client);
-	int modesets = bed.h.modesets, added = client.outputs_added;
+	struct harness *h = &bed.replay.h;
+	struct harness_client *client = &bed.client;
+	int modesets = h->modesets, added = client->outputs_added;
 
 	uint64_t start = bench_now_us();
 	inject(rc, failure);
-	harness_dispatch_for(&bed.h, 120);
-	harness_client_sync(&client);
+	harness_dispatch_for(h, 120);
+	harness_client_sync(client);
 
 	// The frame that stays: the last modeset that enabled the output.
-	for (int i = bed.h.modesets - 1; i >= modesets; i--) {
-		if (i < HARNESS_MAX_EVENTS && bed.h.commits[i].enabled) {
+	for (int i = h->modesets - 1; i >= modesets; i--) {
+		if (i < HARNESS_MAX_EVENTS && h->commits[i].enabled) {
 			bench_stats_add(&fig->frame_ms,
-				(double)(bed.h.commits[i].usec - start) / 1000);
+				(double)(h->commits[i].usec - start) / 1000);
 			break;
 		}
 	}
-	bench_stats_add(&fig->modesets, bed.h.modesets - modesets);
-	bench_stats_add(&fig->removed, client.outputs_removed);
-	bench_stats_add(&fig->added, client.outputs_added - added);
+	bench_stats_add(&fig->modesets, h->modesets - modesets);
+	bench_stats_add(&fig->removed, client->outputs_removed);
+	bench_stats_add(&fig->added, client->outputs_added - added);
 	bench_stats_add(&fig->probes, rc->forced_probes);
-	harness_client_finish(&client);
-	replay_bed_finish(&bed);
+	bench_bed_finish(&bed);
 }
 
 static void print_row(const char *what, struct bench_stats *recreate,

@@ -14,15 +14,22 @@ static int compare(const void *a, const void *b) {
 	return (x > y) - (x < y);
 }
 
+double bench_stats_median(struct bench_stats *stats) {
+	if (stats->len == 0) {
+		return 0;
+	}
+	qsort(stats->samples, stats->len, sizeof(double), compare);
+	return stats->len % 2 ? stats->samples[stats->len / 2] :
+		(stats->samples[stats->len / 2 - 1] + stats->samples[stats->len / 2]) / 2;
+}
+
 const char *bench_stats_format(struct bench_stats *stats, int decimals,
 		char *buf, size_t size) {
 	if (stats->len == 0) {
 		snprintf(buf, size, "-");
 		return buf;
 	}
-	qsort(stats->samples, stats->len, sizeof(double), compare);
-	double median = stats->len % 2 ? stats->samples[stats->len / 2] :
-		(stats->samples[stats->len / 2 - 1] + stats->samples[stats->len / 2]) / 2;
+	double median = bench_stats_median(stats); // sorts
 	snprintf(buf, size, "%.*f [%.*f-%.*f]", decimals, median, decimals,
 		stats->samples[0], decimals, stats->samples[stats->len - 1]);
 	return buf;

@@ -20,10 +20,13 @@ bool mode_is_none(const struct mode *mode) {
 	return mode->width == 0 && mode->height == 0 && mode->refresh_mhz == 0;
 }
 
+bool mode_equal(const struct mode *a, const struct mode *b) {
+	return a->width == b->width && a->height == b->height &&
+		a->refresh_mhz == b->refresh_mhz;
+}
+
 bool mode_is_requested(const struct link_state *state, const struct mode *mode) {
-	return mode->width == state->requested.width &&
-		mode->height == state->requested.height &&
-		mode->refresh_mhz == state->requested.refresh_mhz;
+	return mode_equal(mode, &state->requested);
 }
 
 /*
@@ -475,9 +478,10 @@ static void handle_global(void *data, struct wl_registry *registry,
 	struct linkctl *ctl = data;
 	if (strcmp(interface, zlg_link_manager_v1_interface.name) == 0 &&
 			ctl->manager == NULL) {
-		// Version 2 adds the skipped modes, 3 the incidents and the monitor's view; an older
-		// compositor just does not tell them.
-		ctl->version = version < 3 ? version : 3;
+		// Version 2 adds the skipped modes, 3 the incidents and the
+		// monitor's view, 4 the step_up outcome; an older compositor
+		// just does not tell them.
+		ctl->version = version < 4 ? version : 4;
 		ctl->manager = wl_registry_bind(registry, name,
 			&zlg_link_manager_v1_interface, ctl->version);
 		zlg_link_manager_v1_add_listener(ctl->manager, &manager_listener, ctl);

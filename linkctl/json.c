@@ -49,7 +49,10 @@
  *   { "version": 1, "connectors": [ { "name": "DP-1",
  *       "incidents": [ INCIDENT... ] }... ] }
  *   INCIDENT = { "time": SECONDS since the epoch, when it began,
- *     "outcome": "retrained"|"restored"|"degraded"|"held"|"failed"|"gone",
+ *     "outcome": "retrained"|"restored"|"degraded"|"held"|"failed"|"gone"|
+ *       "step-up",   ("step-up": a better mode than before, not yet the
+ *       requested one, the reason says why; a compositor older than
+ *       protocol version 4 says "degraded")
  *     "reason": "mode-pruned"|"test-failed"|"known-bad"|"flapping"|
  *       "link-bad"|"no-modes"|"all-rejected"|"probe-failed"|"retry"|
  *       "sink-unlocked"|"link-errors",

@@ -205,6 +205,7 @@ void *ctl_realloc(struct linkctl *ctl, void *ptr, size_t size);
  */
 char *ctl_strdup_text(struct linkctl *ctl, const char *s);
 bool mode_is_none(const struct mode *mode);
+bool mode_equal(const struct mode *a, const struct mode *b);
 bool mode_is_requested(const struct link_state *state, const struct mode *mode);
 
 /* text.c */
@@ -252,6 +253,11 @@ const char *tell_mode(const struct mode *mode, char *buf, size_t size);
  * or a lower refresh rate." Allocated; NULL out of memory.
  */
 char *tell_sentence(const struct connector *conn);
+/*
+ * The last incident when it is a step back up to the mode that runs (version
+ * 4), else NULL.
+ */
+const struct incident *tell_step_up(const struct link_state *state);
 /* text with & < > ' " as Pango markup entities; NULL out of memory. */
 char *tell_markup(const char *text);
 
@@ -262,7 +268,7 @@ char *tell_markup(const char *text);
  */
 struct notifier *notifier_create(void);
 void notifier_destroy(struct notifier *notifier);
-/* Tells the person of a fallback, flapping, failure or restore on conn. */
+/* Tells the person of a fallback, step up, flapping, failure or restore on conn. */
 void notifier_report(struct linkctl *ctl, struct connector *conn);
 
 /* waybar.c */

@@ -43,7 +43,7 @@ static const char *const incident_reasons[] = {
 	"link-errors",
 };
 static const char *const incident_outcomes[] = {
-	"retrained", "restored", "degraded", "held", "failed", "gone",
+	"retrained", "restored", "degraded", "held", "failed", "gone", "step-up",
 };
 
 const char *incident_reason_name(uint32_t reason) {

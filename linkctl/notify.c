@@ -1,7 +1,8 @@
 /*
  * linkctl watch --notify: a desktop notification when a link falls back,
- * flaps, fails or is restored, through org.freedesktop.Notifications on the
- * session bus (the Desktop Notifications Specification 1.2), with sd-bus.
+ * steps back up, flaps, fails or is restored, through
+ * org.freedesktop.Notifications on the session bus (the Desktop
+ * Notifications Specification 1.2), with sd-bus.
  *
  * One notification per connector, replaced in place: each Notify passes the
  * id the daemon returned for the connector's last one as replaces_id, so a
@@ -30,6 +31,7 @@ struct notifier {
 enum notice_kind {
 	NOTICE_NONE,
 	NOTICE_RESTORED,
+	NOTICE_STEP_UP,
 	NOTICE_FALLBACK,
 	NOTICE_FLAPPING,
 	NOTICE_FAILED,
@@ -41,6 +43,7 @@ static const struct {
 	const char *category;
 } notices[] = {
 	[NOTICE_RESTORED] = { "link restored", 0, "device" },
+	[NOTICE_STEP_UP] = { "link stepped up", 0, "device" },
 	[NOTICE_FALLBACK] = { "link degraded", 1, "device.error" },
 	[NOTICE_FLAPPING] = { "link flapping", 1, "device.error" },
 	[NOTICE_FAILED] = { "link failed", 2, "device.error" },
@@ -86,7 +89,7 @@ static enum notice_kind notice_kind(const struct connector *conn) {
 	}
 	switch (state->state) {
 	case ZLG_LINK_CONNECTOR_V1_STATE_DEGRADED:
-		return NOTICE_FALLBACK;
+		return tell_step_up(state) != NULL ? NOTICE_STEP_UP : NOTICE_FALLBACK;
 	case ZLG_LINK_CONNECTOR_V1_STATE_FLAPPING:
 		return NOTICE_FLAPPING;
 	case ZLG_LINK_CONNECTOR_V1_STATE_FAILED:

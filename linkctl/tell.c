@@ -57,11 +57,23 @@ const char *tell_mode(const struct mode *mode, char *buf, size_t size) {
 	return buf;
 }
 
-/* After a fallback: why, in the words of the fallback's reason. */
-static void print_fallback(FILE *out, const struct link_state *state,
+const struct incident *tell_step_up(const struct link_state *state) {
+	if (state->n_incidents == 0) {
+		return NULL;
+	}
+	const struct incident *last = &state->incidents[state->n_incidents - 1];
+	return last->outcome == ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_STEP_UP &&
+		mode_equal(&last->to, &state->current) ? last : NULL;
+}
+
+/*
+ * Why the requested mode does not run, in the words of a fallback reason;
+ * from is the mode the link dropped at.
+ */
+static void print_reason(FILE *out, uint32_t reason, const struct mode *from_mode,
 		const char *requested, const char *current) {
 	char from[64];
-	switch (state->fallback.reason) {
+	switch (reason) {
 	case ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_MODE_PRUNED:
 		fprintf(out, "the cable no longer carries %s; now %s. Try "
 			"another cable or a lower refresh rate.", requested, current);
@@ -78,21 +90,37 @@ static void print_fallback(FILE *out, const struct link_state *state,
 		return;
 	case ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_FLAPPING:
 		fprintf(out, "the link kept dropping at %s; now %s until it "
-			"holds steady.", tell_mode(&state->fallback.from, from,
-			sizeof(from)), current);
+			"holds steady.", tell_mode(from_mode, from, sizeof(from)),
+			current);
 		return;
 	case ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_SINK_UNLOCKED:
 		fprintf(out, "the monitor lost the picture at %s although the "
 			"driver saw nothing wrong; now %s. Try another cable.",
-			tell_mode(&state->fallback.from, from, sizeof(from)), current);
+			tell_mode(from_mode, from, sizeof(from)), current);
 		return;
 	case ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_LINK_ERRORS:
 		fprintf(out, "the monitor counted too many errors on the cable "
-			"at %s; now %s. Replace the cable.", tell_mode(
-			&state->fallback.from, from, sizeof(from)), current);
+			"at %s; now %s. Replace the cable.", tell_mode(from_mode,
+			from, sizeof(from)), current);
 		return;
 	}
 	fprintf(out, "%s does not work on this link; now %s.", requested, current);
+}
+
+/*
+ * After a step back up: from where, and why the requested mode does not
+ * run yet. A step up's reason is one of the four that incident_reason
+ * shares with fallback_reason.
+ */
+static void print_step_up(FILE *out, const struct link_state *state,
+		const struct incident *step_up, const char *requested,
+		const char *current) {
+	char from[64];
+	fprintf(out, "back up from %s, the link holds again; ",
+		tell_mode(&step_up->from, from, sizeof(from)));
+	uint32_t reason = step_up->reason <= ZLG_LINK_CONNECTOR_V1_INCIDENT_REASON_FLAPPING ?
+		step_up->reason : UINT32_MAX;
+	print_reason(out, reason, &state->requested, requested, current);
 }
 
 static void print_sentence(FILE *out, const struct connector *conn) {
@@ -135,11 +163,15 @@ static void print_sentence(FILE *out, const struct connector *conn) {
 	}
 	bool errors = state->has_sink &&
 		(state->sink.flags & ZLG_LINK_CONNECTOR_V1_SINK_FLAGS_LINK_ERRORS);
+	const struct incident *step_up = tell_step_up(state);
 	if (errors && mode_is_requested(state, &state->current)) {
 		fprintf(out, "%s, but the monitor counts too many errors on the "
 			"cable: the picture may break up. Replace the cable.", current);
-	} else if (state->has_fallback) {
-		print_fallback(out, state, requested, current);
+	} else if (step_up != NULL) {
+		print_step_up(out, state, step_up, requested, current);
+	} else if (state->has_fallback && mode_equal(&state->fallback.to, &state->current)) {
+		print_reason(out, state->fallback.reason, &state->fallback.from,
+			requested, current);
 	} else {
 		fprintf(out, "running %s instead of %s.", current, requested);
 	}

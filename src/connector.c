@@ -194,8 +194,8 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 		bool kept_fallback = had_current && conn->has_requested &&
 			!lg_mode_same_timing(&previous, &conn->requested) &&
 			lg_mode_same_timing(&previous, &conn->current);
-		bool restarted_at_fallback = !had_current && conn->has_last_fallback &&
-			lg_mode_same_timing(&conn->last_fallback.to, &conn->current);
+		bool restarted_at_fallback = !had_current &&
+			recovery_ran_off_requested(conn, &conn->current);
 		if (!conn->has_requested || !(took_recommendation || kept_fallback ||
 				restarted_at_fallback)) {
 			conn->requested = conn->current;

@@ -39,6 +39,8 @@ static void open_incident(struct lg_incidents *incidents, enum lg_incident_reaso
 	struct lg_connector *conn = incidents->conn;
 	incidents->open = true;
 	incidents->restored = false;
+	incidents->fell_back = false;
+	incidents->stepped_up = false;
 	incidents->pending = (struct lg_incident){
 		.connector = conn,
 		.reason = reason,
@@ -112,8 +114,12 @@ void incident_report(struct lg_incidents *incidents, const struct lg_action *act
 		}
 		return;
 	case LG_ACTION_FALLBACK:
+	case LG_ACTION_STEP_UP:
+		// The reason says why the requested mode does not run.
 		ensure_open(incidents, false);
 		incidents->pending.reason = fallback_incident(action->reason);
+		incidents->fell_back |= action->type == LG_ACTION_FALLBACK;
+		incidents->stepped_up |= action->type == LG_ACTION_STEP_UP;
 		return;
 	case LG_ACTION_FLAPPING:
 		ensure_open(incidents, false);
@@ -176,9 +182,17 @@ static enum lg_incident_outcome outcome(const struct lg_connector *conn,
 		return LG_INCIDENT_GONE;
 	}
 	bool same = lg_mode_same_timing(&incident->mode_before, &incident->mode_after);
-	switch (conn->state) {
-	case LG_LINK_FAILED:
+	if (conn->state == LG_LINK_FAILED) {
 		return LG_INCIDENT_FAILED;
+	}
+	if (incidents->stepped_up && !incidents->fell_back && !same &&
+			!at_requested(conn)) {
+		// Only up since it began, to a mode still off the requested one;
+		// the machine may call the link flapping until its quiet timer
+		// ends the episode.
+		return LG_INCIDENT_STEP_UP;
+	}
+	switch (conn->state) {
 	case LG_LINK_FLAPPING:
 		return LG_INCIDENT_HELD;
 	case LG_LINK_GOOD:

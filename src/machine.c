@@ -771,6 +771,25 @@ static enum lg_fallback_reason fallback_reason(const struct lg_machine *m,
 		LG_FALLBACK_KNOWN_BAD : LG_FALLBACK_FLAPPING;
 }
 
+/*
+ * Whether the policy ranks mode above the mode the plan started from, as
+ * fallbacks for the requested one (the plan's tiers aside): a step up,
+ * reported as one and never as a fallback, although the requested mode does
+ * not run yet.
+ */
+static bool ranks_above_from(const struct lg_machine *m,
+		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
+	if (!m->plan_has_from) {
+		return false;
+	}
+	struct lg_mode pair[] = { m->plan_from, *mode };
+	const struct lg_mode_list list = { .modes = pair, .len = 2, .cap = 2 };
+	size_t order[2];
+	size_t n = lg_policy_rank(m->config->policy, &m->config->floors,
+		facts->requested, &list, NULL, order);
+	return n > 0 && order[0] == 1;
+}
+
 static void handle_committed(struct lg_machine *m, const struct lg_machine_event *event,
 		const struct lg_machine_facts *facts, struct lg_actions *out) {
 	if (m->await != MACHINE_AWAIT_COMMIT) {
@@ -810,7 +829,8 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 	}
 	if (facts->requested != NULL && !lg_mode_same_timing(&mode, facts->requested) &&
 			!(m->plan_has_from && lg_mode_same_timing(&mode, &m->plan_from))) {
-		struct lg_action *action = emit(out, LG_ACTION_FALLBACK);
+		struct lg_action *action = emit(out, ranks_above_from(m, facts, &mode) ?
+			LG_ACTION_STEP_UP : LG_ACTION_FALLBACK);
 		action->reason = fallback_reason(m, facts);
 		action->mode = mode;
 		action->has_mode = true;

@@ -83,6 +83,8 @@ const char *lg_incident_outcome_name(enum lg_incident_outcome outcome) {
 		return "failed";
 	case LG_INCIDENT_GONE:
 		return "gone";
+	case LG_INCIDENT_STEP_UP:
+		return "step-up";
 	}
 	return "unknown";
 }

@@ -25,6 +25,9 @@ struct lg_recovery {
 	enum lg_retry_result retry;
 	bool has_recommend;
 	struct lg_mode recommend;
+	// linkguard's last mode off the requested one: a fallback or a step up
+	bool has_off_requested;
+	struct lg_mode off_requested;
 };
 
 bool recovery_build_state(struct lg_connector *conn,
@@ -183,6 +186,22 @@ static void arm_timer(struct lg_connector *conn, uint32_t ms) {
 	wl_event_source_timer_update(recovery->timer, (int)ms);
 }
 
+/*
+ * linkguard set a mode other than the requested one, a fallback or a step
+ * up (what): logged with why the requested mode does not run, and kept
+ * for recovery_ran_off_requested().
+ */
+static void leave_requested(struct lg_connector *conn, const struct lg_action *action,
+		const char *what) {
+	conn->recovery->has_off_requested = true;
+	conn->recovery->off_requested = action->mode;
+	char from_buf[64], to_buf[64];
+	lg_conn_log(conn, LG_INFO, "%s %s -> %s (%s)", what,
+		lg_mode_format(&action->from, from_buf, sizeof(from_buf)),
+		lg_mode_format(&action->mode, to_buf, sizeof(to_buf)),
+		lg_fallback_reason_name(action->reason));
+}
+
 static void report_fallback(struct lg_connector *conn, const struct lg_action *action) {
 	struct lg_fallback *fallback = &conn->last_fallback;
 	*fallback = (struct lg_fallback){
@@ -193,11 +212,7 @@ static void report_fallback(struct lg_connector *conn, const struct lg_action *a
 	};
 	clock_gettime(CLOCK_MONOTONIC, &fallback->when);
 	conn->has_last_fallback = true;
-	char from_buf[64], to_buf[64];
-	lg_conn_log(conn, LG_INFO, "fallback %s -> %s (%s)",
-		lg_mode_format(&action->from, from_buf, sizeof(from_buf)),
-		lg_mode_format(&action->mode, to_buf, sizeof(to_buf)),
-		lg_fallback_reason_name(action->reason));
+	leave_requested(conn, action, "fallback");
 	wl_signal_emit_mutable(&conn->manager->events.fallback, fallback);
 }
 
@@ -230,6 +245,12 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_FALLBACK:
 		incident_report(&recovery->incidents, action);
 		report_fallback(conn, action);
+		return;
+	case LG_ACTION_STEP_UP:
+		// A better mode than the one before: no fallback, for the
+		// compositor or its clients; the incident says it.
+		incident_report(&recovery->incidents, action);
+		leave_requested(conn, action, "step up");
 		return;
 	case LG_ACTION_RESTORED:
 		incident_report(&recovery->incidents, action);
@@ -338,6 +359,13 @@ void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type) {
 void recovery_committed(struct lg_connector *conn, bool ok) {
 	lg_driver_committed(&conn->recovery->driver, ok);
 	incident_rest(&conn->recovery->incidents);
+}
+
+bool recovery_ran_off_requested(const struct lg_connector *conn,
+		const struct lg_mode *mode) {
+	const struct lg_recovery *recovery = conn->recovery;
+	return recovery->has_off_requested &&
+		lg_mode_same_timing(&recovery->off_requested, mode);
 }
 
 struct lg_incidents *recovery_incidents(struct lg_connector *conn) {

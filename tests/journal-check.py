@@ -4,12 +4,13 @@ in the systemd journal (journalctl -o json, one object a line, with
 linkguard's MESSAGE_ID), logged by the compositor, in the same order, whose
 fields say what the history says, field by field (linkguard(7), JOURNAL).
 
-    journal-check.py HISTORY_JSON JOURNAL_JSONL PID CONNECTOR MONITOR [COUNT]
+    journal-check.py HISTORY_JSON JOURNAL_JSONL PID CONNECTOR MONITOR [OUTCOMES]
 
 MONITOR: the monitor's identity the entries carry, or "" when the
 connector's monitor has none (no EDID): then they carry no
-LINKGUARD_MONITOR. COUNT: how many incidents there must be (at least one
-without it).
+LINKGUARD_MONITOR. OUTCOMES: the incidents' outcomes there must be, in
+order, one word each (e.g. "degraded held step-up"); without it, at least
+one incident of any outcome.
 """
 import json
 import sys
@@ -33,7 +34,7 @@ def main(argv):
     incidents = json.load(open(history))["connectors"][0]["incidents"]
     entries = [json.loads(line) for line in open(journal)]
     if len(argv) == 7:
-        assert len(incidents) == int(argv[6]), incidents
+        assert [i["outcome"] for i in incidents] == argv[6].split(), incidents
     assert incidents, "linkctl history shows no incident of %s" % connector
     assert len(entries) == len(incidents), "%d entries for %d incidents:\n%s" % (
         len(entries), len(incidents), "\n".join(map(repr, entries)))

@@ -39,7 +39,7 @@
 #   current_mode_is BLOCK WxH HZ   whether that block's current mode is it
 #   start_session_bus   a private D-Bus session bus in $dir (dbus-daemon),
 #               without service activation; exports DBUS_SESSION_BUS_ADDRESS
-#   journal_matches_history LINKCTL CONNECTOR MONITOR [COUNT]   the
+#   journal_matches_history LINKCTL CONNECTOR MONITOR [OUTCOMES]   the
 #               compositor's incidents on CONNECTOR in the journal, as
 #               linkctl history says them (journal-check.py)
 #
@@ -238,7 +238,7 @@ EOF
 	export DBUS_SESSION_BUS_ADDRESS
 }
 
-# journal_matches_history LINKCTL CONNECTOR MONITOR [COUNT]: every incident
+# journal_matches_history LINKCTL CONNECTOR MONITOR [OUTCOMES]: every incident
 # LINKCTL history --json shows of CONNECTOR is one journal entry of the
 # compositor ($pid) with linkguard's MESSAGE_ID, field by field, in order
 # (journal-check.py says how; MONITOR "" when the monitor has no identity).

@@ -80,6 +80,42 @@ static void test_sentences(void) {
 	check(sentence_is(&conn, "DP-1: the output is off."));
 }
 
+/*
+ * A step back up is told as one, with why the requested mode does not run
+ * yet; the step down before it, still the last fallback, is not.
+ */
+static void test_step_up_sentence(void) {
+	const struct mode fhd = { 1920, 1080, 60000, 0 };
+	struct connector conn = degraded_dell();
+	conn.current.fallback = (struct fallback){
+		.reason = ZLG_LINK_CONNECTOR_V1_FALLBACK_REASON_FLAPPING,
+		.from = uhd30, .to = fhd,
+	};
+	struct incident step_up = {
+		.reason = ZLG_LINK_CONNECTOR_V1_INCIDENT_REASON_MODE_PRUNED,
+		.outcome = ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_STEP_UP,
+		.from = fhd, .to = uhd30,
+	};
+	conn.current.incidents = &step_up;
+	conn.current.n_incidents = 1;
+	check(tell_step_up(&conn.current) == &step_up);
+	check(sentence_is(&conn, "DP-1 (Dell U2720Q): back up from 1920x1080@60, "
+		"the link holds again; the cable no longer carries 3840x2160@60; "
+		"now 3840x2160@30. Try another cable or a lower refresh rate."));
+	// A compositor older than version 4 says degraded: the fallback does
+	// not explain a mode it did not set.
+	step_up.outcome = ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_DEGRADED;
+	check(tell_step_up(&conn.current) == NULL);
+	check(sentence_is(&conn, "DP-1 (Dell U2720Q): running 3840x2160@30 "
+		"instead of 3840x2160@60."));
+	// A step up to another mode than the one that runs is old news.
+	step_up.outcome = ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_STEP_UP;
+	conn.current.current = fhd;
+	check(tell_step_up(&conn.current) == NULL);
+	check(sentence_is(&conn, "DP-1 (Dell U2720Q): the link kept dropping at "
+		"3840x2160@30; now 1920x1080@60 until it holds steady."));
+}
+
 static void test_classes(void) {
 	struct link_state state = { .connected = true };
 	static const struct {
@@ -375,6 +411,7 @@ int main(int argc, char *argv[]) {
 		(unsigned long long)seed);
 	run_test(test_mode_words);
 	run_test(test_sentences);
+	run_test(test_step_up_sentence);
 	run_test(test_classes);
 	run_test(test_waybar_three_links);
 	test_generated_lines(seed, iterations);

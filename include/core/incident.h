@@ -23,13 +23,17 @@ struct lg_incidents {
 	bool retrying; // inside a client's retry
 	bool unlocked; // inside the sink monitor's report of a dark link
 	bool restored; // the machine reported the requested mode back
+	bool fell_back, stepped_up; // the machine reported a fallback, a step up
 	struct lg_incident pending;
 	uint64_t opened_ms;
 	enum lg_incident_reason last_reason; // of the last incident recorded
 };
 void incidents_init(struct lg_incidents *incidents, struct lg_connector *conn,
 	const struct lg_driver *driver);
-/* An action the machine reported: STATE, FALLBACK, RESTORED, FAILED, FLAPPING. */
+/*
+ * An action the machine reported: STATE, FALLBACK, STEP_UP, RESTORED,
+ * FAILED, FLAPPING.
+ */
 void incident_report(struct lg_incidents *incidents, const struct lg_action *action);
 /* linkguard is about to modeset: an incident if none is under way. */
 void incident_commit(struct lg_incidents *incidents);

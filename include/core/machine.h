@@ -107,6 +107,9 @@ enum lg_action_type {
 	LG_ACTION_ARM_TIMER, // (re)arm the one timer: ms; 0 cancels it
 	LG_ACTION_STATE, // the state changed: tell clients
 	LG_ACTION_FALLBACK, // reason, from, mode
+	// reason (why not the requested mode yet), from, mode: a better mode
+	// than from, not yet the requested one
+	LG_ACTION_STEP_UP,
 	LG_ACTION_RESTORED, // back at the requested mode
 	LG_ACTION_FAILED, // failure; retrying after ms
 	LG_ACTION_FLAPPING, // entered or stepped further down; next look after ms

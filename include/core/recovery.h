@@ -23,6 +23,9 @@ struct lg_driver *recovery_driver(struct lg_connector *conn);
 void recovery_committed(struct lg_connector *conn, bool ok);
 /* No timer armed: nothing pending for this connector. */
 bool recovery_idle(const struct lg_connector *conn);
+/* Whether mode is the last one linkguard set off the requested mode. */
+bool recovery_ran_off_requested(const struct lg_connector *conn,
+	const struct lg_mode *mode);
 /* A state that enables output at mode; false if the backend can't set it. */
 bool recovery_build_state(struct lg_connector *conn,
 	struct wlr_output_state *state, const struct lg_mode *mode);

@@ -35,6 +35,12 @@ enum lg_incident_outcome {
 	LG_INCIDENT_HELD, // flapping: held at a mode, modesets spaced
 	LG_INCIDENT_FAILED, // no mode was set: retried after a backoff
 	LG_INCIDENT_GONE, // the monitor or the output left before it settled
+	/*
+	 * A better mode than before runs and the link holds, not yet the
+	 * requested one (the reason says why not): a step back up, never a
+	 * fallback.
+	 */
+	LG_INCIDENT_STEP_UP,
 };
 
 /**

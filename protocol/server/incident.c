@@ -1,6 +1,7 @@
 /*
  * Version 3: each connector's incident history, sent whole in the initial
- * batch and then one incident at a time as they happen. Versions 1 and 2
+ * batch and then one incident at a time as they happen; version 4 adds the
+ * step_up outcome. Versions 1 and 2
  * are sent nothing of it, and no batch of theirs is split or merged for it:
  * an incident goes out in a batch of its own, to version 3 resources only.
  */
@@ -30,7 +31,8 @@ _Static_assert(
 	ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_DEGRADED == (int)LG_INCIDENT_DEGRADED &&
 	ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_HELD == (int)LG_INCIDENT_HELD &&
 	ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_FAILED == (int)LG_INCIDENT_FAILED &&
-	ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_GONE == (int)LG_INCIDENT_GONE,
+	ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_GONE == (int)LG_INCIDENT_GONE &&
+	ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_STEP_UP == (int)LG_INCIDENT_STEP_UP,
 	"incident outcome enums differ");
 
 static bool tells_incidents(struct wl_resource *resource) {
@@ -38,11 +40,24 @@ static bool tells_incidents(struct wl_resource *resource) {
 		ZLG_LINK_CONNECTOR_V1_INCIDENT_SINCE_VERSION;
 }
 
+/*
+ * A step up reaches clients older than version 4 as what it meant there: a
+ * mode other than the requested one runs and holds.
+ */
+static uint32_t outcome_for(struct wl_resource *resource,
+		enum lg_incident_outcome outcome) {
+	if (outcome == LG_INCIDENT_STEP_UP && wl_resource_get_version(resource) <
+			ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_STEP_UP_SINCE_VERSION) {
+		return ZLG_LINK_CONNECTOR_V1_INCIDENT_OUTCOME_DEGRADED;
+	}
+	return outcome;
+}
+
 static void send_incident(struct wl_resource *resource,
 		const struct lg_incident *incident) {
 	uint64_t sec = (uint64_t)incident->when.tv_sec;
 	zlg_link_connector_v1_send_incident(resource, incident->reason,
-		incident->outcome, incident->mode_before.width,
+		outcome_for(resource, incident->outcome), incident->mode_before.width,
 		incident->mode_before.height, incident->mode_before.refresh_mhz,
 		incident->mode_after.width, incident->mode_after.height,
 		incident->mode_after.refresh_mhz, incident->link_before.lanes,

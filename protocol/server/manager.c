@@ -10,7 +10,7 @@
  * appear, and owns the server's state for the protocol.
  */
 
-#define LINK_MANAGER_VERSION 3
+#define LINK_MANAGER_VERSION 4
 
 static const struct zlg_link_manager_v1_interface manager_impl;
 

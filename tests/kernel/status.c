@@ -5,9 +5,13 @@
  *
  *   lg-kernel-status            "ID good|bad connected|disconnected WxH@mHz|off"
  *   lg-kernel-status predict W H MHZ
- *                               the mode linkguard's policy picks for a
- *                               requested WxH@MHZ from the connector's
+ *                               the mode the default policy, as
+ *                               linkguard-recovery(7) words it, picks for
+ *                               a requested WxH@MHZ from the connector's
  *                               current (pruned) list: "WxH@mHz"
+ *
+ * The pick is the oracle's (tests/machine/oracle.c), never src/policy.c's
+ * ranking: a bug there must not hide in the test that judges it.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +20,7 @@
 #include <linkguard/policy.h>
 #include <kms/kms.h>
 #include "guest.h"
+#include "machine/oracle.h"
 
 static void print_mode(const struct lg_mode *mode) {
 	printf("%" PRId32 "x%" PRId32 "@%" PRId32 "\n", mode->width, mode->height,
@@ -61,15 +66,14 @@ static int predict(struct guest_card *card, struct kms_libdrm *kms,
 		lg_mode_list_append(&list, &mode);
 	}
 	kms_modes_finish(&modes);
-	size_t *order = calloc(list.len + 1, sizeof(*order));
-	size_t n = order != NULL ? lg_policy_rank(LG_POLICY_RESOLUTION_FIRST,
-		NULL, requested, &list, NULL, order) : 0;
-	if (n > 0) {
-		print_mode(&list.modes[order[0]]);
+	struct lg_mode pick;
+	bool picked = oracle_pick(LG_POLICY_RESOLUTION_FIRST, requested, &list,
+		NULL, &pick);
+	if (picked) {
+		print_mode(&pick);
 	}
-	free(order);
 	lg_mode_list_finish(&list);
-	return n > 0 ? 0 : 1;
+	return picked ? 0 : 1;
 }
 
 int main(int argc, char *argv[]) {

@@ -9,7 +9,7 @@
 #
 #   link-protocol.sh TEST HOST EXAMPLE PROBE LINKCTL SCENARIO_DIR NOTIFYD
 #
-# TEST is one of: events, versions, skipped, linkctl-list, linkctl-watch,
+# TEST is one of: events, versions, step-up, skipped, linkctl-list, linkctl-watch,
 # linkctl-text, retry, misuse, security, reload, sink, waybar, notify-bus,
 # notify. Each starts its own compositor in a private XDG_RUNTIME_DIR (and
 # XDG_STATE_HOME). NOTIFYD is lg-notifyd, a notification daemon that
@@ -124,23 +124,9 @@ test_versions() {
 	wait "$v1_pid" || fail "version 1 probe failed"
 	wait "$v2_pid" || fail "version 2 probe failed"
 	until=$(date +%s)
-	python3 - "$dir/v1.txt" "$dir/v2.txt" "$dir/v3.txt" "$since" "$until" <<'PY' ||
+	PYTHONPATH=$(dirname "$0") python3 - "$dir/v1.txt" "$dir/v2.txt" "$dir/v3.txt" "$since" "$until" <<'PY' ||
 import sys
-def batches(path):
-    out, cur = [], []
-    for line in open(path):
-        e = line.split()
-        if e == ["done"]:
-            out.append(cur); cur = []
-        else:
-            cur.append(e)
-    assert cur == [], "events after the last done in %s: %r" % (path, cur)
-    return out
-def without(stream, pred):
-    """stream minus the events pred picks, and minus the batches that held
-    only those."""
-    kept = [[e for e in b if not pred(e)] for b in stream]
-    return [b for b, orig in zip(kept, stream) if b or not orig]
+from probe_stream import batches, without
 v1, v2, v3 = batches(sys.argv[1]), batches(sys.argv[2]), batches(sys.argv[3])
 since, until = int(sys.argv[4]), int(sys.argv[5])
 for v, b in ((1, v1), (2, v2), (3, v3)):
@@ -199,6 +185,81 @@ print("ok: %d batches for version 1; version 2 the same plus the skipped modes "
       % (len(v1), len(v2), len(v3)))
 PY
 		fail "versions differ: v1 $(cat "$dir/v1.txt") v2 $(cat "$dir/v2.txt") v3 $(cat "$dir/v3.txt")"
+	stop_host
+}
+
+# A step back up (version 4): the way back to 4K30, short of the pruned 4K60,
+# is no fallback for any client; its incident is step_up for a version 4
+# client and degraded, as it meant there, for a version 3 one, whose stream
+# is otherwise the same. linkctl says step-up in its history, table and
+# JSON, and its notification says the link stepped up.
+test_step_up() {
+	start_session_bus
+	"$notifyd" >"$dir/notifyd.txt" 2>"$dir/notifyd.err" &
+	lg_pids="$lg_pids $!"
+	wait_for_line "$dir/notifyd.err" 'serving' 5
+	start_host step-up.scn --flap-window 3s
+	"$linkctl" watch --notify >"$dir/notify.out" 2>"$dir/notify.err" &
+	watch_pid=$!
+	timeout 20 "$probe" --version 3 events 12 >"$dir/v3.txt" &
+	v3_pid=$!
+	timeout 20 "$probe" --version 4 events 12 >"$dir/v4.txt" ||
+		fail "version 4 probe failed"
+	wait "$v3_pid" || fail "version 3 probe failed"
+	wait_for_log 'DP-1: incident: step-up, 1920x1080@60\.000 -> 3840x2160@30\.000' 1
+	PYTHONPATH=$(dirname "$0") python3 - "$dir/v3.txt" "$dir/v4.txt" <<'PY' ||
+import sys
+from probe_stream import batches
+v3, v4 = batches(sys.argv[1]), batches(sys.argv[2])
+for v, b in ((3, v3), (4, v4)):
+    assert ["c0", "state", "0"] in b[0], "version %d bound after the drop: %r" % (v, b[0])
+# Two fallbacks, both down: 4K60 -> 4K30 (mode_pruned), 4K30 -> 1080p
+# (flapping); the way back up to 4K30 is none.
+for v, b in ((3, v3), (4, v4)):
+    fb = [e[2:9] for x in b for e in x if e[1:2] == ["fallback"]]
+    assert fb == [["0", "3840", "2160", "60000", "3840", "2160", "30000"],
+                  ["3", "3840", "2160", "30000", "1920", "1080", "60000"]], \
+        "version %d fallbacks: %r" % (v, fb)
+incidents = lambda b: [e[1:10] for x in b for e in x if e[1:2] == ["incident"]]
+want = [["incident", "0", "2", "3840", "2160", "60000", "3840", "2160", "30000"],
+        ["incident", "3", "3", "3840", "2160", "30000", "1920", "1080", "60000"],
+        ["incident", "0", "6", "1920", "1080", "60000", "3840", "2160", "30000"]]
+assert incidents(v4) == want, "version 4 incidents: %r" % incidents(v4)
+want[2][2] = "2"
+assert incidents(v3) == want, "version 3 incidents: %r" % incidents(v3)
+# Otherwise the same stream, event for event.
+strip = lambda b: [[e[:3] + e[4:] if e[1:2] == ["incident"] else e for e in x] for x in b]
+assert strip(v3) == strip(v4), "version 3 and 4 differ beyond the outcome:\n%r\n%r" % (v3, v4)
+print("ok: no fallback for the step up; its incident step_up (version 4), "
+      "degraded (version 3); %d batches alike" % len(v4))
+PY
+		fail "step up streams wrong: v3 $(cat "$dir/v3.txt") v4 $(cat "$dir/v4.txt")"
+
+	timeout 5 "$linkctl" history DP-1 --json >"$dir/history.json" ||
+		fail "linkctl history --json failed"
+	timeout 5 "$linkctl" history DP-1 >"$dir/history.txt" ||
+		fail "linkctl history failed"
+	python3 - "$dir/history.json" "$dir/history.txt" <<'PY' ||
+import json, sys
+incidents = json.load(open(sys.argv[1]))["connectors"][0]["incidents"]
+got = [(i["outcome"], i["reason"]) for i in incidents]
+assert got == [("degraded", "mode-pruned"), ("held", "flapping"),
+               ("step-up", "mode-pruned")], got
+rows = [l.split() for l in open(sys.argv[2]).read().splitlines()[2:]]
+assert [r[2:4] + r[4:7] for r in rows][-1] == ["step-up", "mode-pruned",
+    "1920x1080@60.000", "->", "3840x2160@30.000"], rows
+print("ok: linkctl history: %s" % ", ".join("%s (%s)" % g for g in got))
+PY
+		fail "linkctl history wrong: $(cat "$dir/history.txt" "$dir/history.json")"
+
+	wait_for_line "$dir/notifyd.txt" 'summary=DP-1: link stepped up' 10
+	kill -INT "$watch_pid"
+	reap "$watch_pid" 10 || fail "watch --notify did not exit 0: $(cat "$dir/notify.err")"
+	grep -qF 'summary=DP-1: link stepped up|body=DP-1 (Simulated 4K60 monitor (DP, HBR3 x4)): back up from 1920x1080@60, the link holds again; the cable no longer carries 3840x2160@60; now 3840x2160@30. Try another cable or a lower refresh rate.' \
+		"$dir/notifyd.txt" || fail "the step up notification: $(cat "$dir/notifyd.txt")"
+	! grep -F 'summary=DP-1: link degraded' "$dir/notifyd.txt" | grep -qF 'back up' ||
+		fail "a step up told as degraded: $(cat "$dir/notifyd.txt")"
+	ok "linkctl watch --notify: DP-1: link stepped up, and why 4K60 does not run yet"
 	stop_host
 }
 
@@ -777,6 +838,7 @@ PY
 case $test_name in
 events) use_example; test_events ;;
 versions) use_example; test_versions ;;
+step-up) use_example; test_step_up ;;
 skipped) use_example; test_skipped ;;
 linkctl-list) use_example; test_linkctl_list ;;
 linkctl-watch) use_example; test_linkctl_watch ;;
