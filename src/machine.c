@@ -529,6 +529,16 @@ static bool unlocked_again(const struct lg_machine *m,
 		facts->now_ms - m->unlock_ms <= m->config->flap_window_ms;
 }
 
+/*
+ * A modeset that starts over (a client's retry, the compositor's own) or
+ * a new sink or output: the sink's lost lock before it says nothing of
+ * the mode it trains.
+ */
+static void forget_unlock(struct lg_machine *m) {
+	m->unlock_retrained = false;
+	m->unlock_step_down = false;
+}
+
 static bool can_act(const struct lg_machine *m, const struct lg_machine_facts *facts) {
 	return m->config->recover && facts->connected && facts->has_output &&
 		!m->session_away;
@@ -802,6 +812,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		// An explicit request overrides the flapping backoff and what
 		// the sink did not hold.
 		calm_down(m);
+		forget_unlock(m);
 		m->sink_ceiling_khz = 0;
 		emit(out, LG_ACTION_RETRY_RESULT)->retry = LG_RETRY_COMMITTED;
 		set_state(m, out, LG_LINK_RETRAINING);
@@ -919,8 +930,7 @@ static void drop_incident(struct lg_machine *m, struct lg_actions *out) {
 	cancel_timer(m, out);
 	m->gated_plan = MACHINE_PLAN_NONE;
 	m->bad_pending = false;
-	m->unlock_retrained = false;
-	m->unlock_step_down = false;
+	forget_unlock(m);
 }
 
 static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -942,8 +952,7 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 		m->running_link = trained_link(facts, facts->current);
 	}
 	m->bad_pending = false;
-	m->unlock_retrained = false;
-	m->unlock_step_down = false;
+	forget_unlock(m);
 	m->sink_ceiling_khz = 0;
 	if (m->state == LG_LINK_FLAPPING && m->timer == MACHINE_TIMER_QUIET) {
 		return;
