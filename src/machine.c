@@ -520,7 +520,7 @@ static void begin_step_down(struct lg_machine *m, const struct lg_machine_facts 
 
 /*
  * The sink lost lock again at the mode retrained for it, within the flap
- * window: retraining does not hold it.
+ * window of the loss before: retraining does not hold it.
  */
 static bool unlocked_again(const struct lg_machine *m,
 		const struct lg_machine_facts *facts) {
@@ -604,7 +604,6 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 			// A modeset retrains the link the driver lost.
 			m->unlock_retrained = true;
 			m->unlock_mode = *facts->current;
-			m->unlock_ms = facts->now_ms;
 			m->await = MACHINE_AWAIT_SAME_TEST;
 			emit_mode(out, LG_ACTION_TEST, facts->current, "same mode");
 			return;
@@ -1003,6 +1002,9 @@ static void handle_sink_unlocked(struct lg_machine *m,
 	// Judged now, kept until the plan begins: it may wait at the gate
 	// longer than the window, while the sink keeps reporting.
 	m->unlock_step_down = m->unlock_step_down || unlocked_again(m, facts);
+	// The window runs from when the sink was seen unlocked, not from
+	// its retrain: the budget may hold that back for seconds.
+	m->unlock_ms = facts->now_ms;
 	begin_plan(m, MACHINE_PLAN_UNLOCKED, facts, out);
 }
 

@@ -220,7 +220,7 @@ struct lg_machine {
 	uint64_t failed_link[MACHINE_MAX_FAILED];
 	uint32_t n_failed, failed_head;
 
-	// The sink lost lock at unlock_mode, which was retrained at unlock_ms;
+	// The sink was seen unlocked at unlock_ms; unlock_mode was retrained;
 	// lost again there soon after: the unlocked plan steps down
 	bool unlock_retrained, unlock_step_down;
 	// The sink lost lock or counted errors at this pixel clock (0: none)
