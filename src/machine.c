@@ -457,9 +457,11 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		}
 		return;
 	}
+	// Only a step down for the sink ends without a retry: a retrain
+	// that found nothing the kernel takes tries again after a backoff.
 	fail(m, facts, out, facts->modes->len == 0 ? LG_FAILURE_NO_MODES :
-		m->plan == MACHINE_PLAN_UNLOCKED ? LG_FAILURE_NONE_LOWER :
-		LG_FAILURE_ALL_REJECTED);
+		m->plan == MACHINE_PLAN_UNLOCKED && steps_down_only(m) ?
+		LG_FAILURE_NONE_LOWER : LG_FAILURE_ALL_REJECTED);
 }
 
 static void candidates(struct lg_machine *m, const struct lg_machine_facts *facts,
