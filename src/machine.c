@@ -361,14 +361,11 @@ static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
 	set_state(m, out, LG_LINK_FAILED);
 	struct lg_action *action = emit(out, LG_ACTION_FAILED);
 	action->failure = failure;
-	if (failure == LG_FAILURE_NONE_LOWER) {
-		// The sink holds neither the mode it ran nor a smaller one: more
-		// modesets would only loop. A replug, retry or mode set starts over.
-		return;
-	}
 	m->backoff_ms = grow_backoff(m);
 	action->ms = m->backoff_ms;
-	// P1: giving up is a backoff that keeps trying.
+	// P1: giving up is a backoff that keeps trying, also where the sink
+	// held no smaller mode: one that lost lock twice by chance holds the
+	// mode again when retrained, one that cannot costs a modeset a backoff.
 	arm(m, out, MACHINE_TIMER_BACKOFF, m->backoff_ms);
 }
 
@@ -457,8 +454,8 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		}
 		return;
 	}
-	// Only a step down for the sink ends without a retry: a retrain
-	// that found nothing the kernel takes tries again after a backoff.
+	// A retrain for the sink that found nothing the kernel takes is no
+	// step down that found nothing smaller.
 	fail(m, facts, out, facts->modes->len == 0 ? LG_FAILURE_NO_MODES :
 		m->plan == MACHINE_PLAN_UNLOCKED && steps_down_only(m) ?
 		LG_FAILURE_NONE_LOWER : LG_FAILURE_ALL_REJECTED);
