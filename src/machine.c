@@ -859,7 +859,9 @@ static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *
 			emit(out, LG_ACTION_RESTORED);
 		}
 	}
-	if (m->state == LG_LINK_FLAPPING || m->stepped_down) {
+	// Under the sink's ceiling the settle time proves nothing (the sink
+	// tells later): the backoff is reset once the link is quiet.
+	if (m->state == LG_LINK_FLAPPING || m->stepped_down || m->sink_ceiling_khz != 0) {
 		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		return;
 	}
