@@ -74,6 +74,8 @@ static void mark_fault(struct world *w) {
 	w->modesets_after_fault = 0;
 	// Failed already: its backoff tries again, whatever came.
 	w->failed_after_fault = w->driver.machine.state == LG_LINK_FAILED;
+	w->backoff_tried = false;
+	w->fault_in_feed = true;
 }
 
 /* P2: linkguard's modesets in any window of the budget; P7 after the last fault. */
@@ -229,6 +231,11 @@ static void check_report(struct world *w, const struct lg_action *action) {
 	case LG_ACTION_FAILED:
 		w->failures++;
 		w->failed_after_fault = true;
+		// A plan of its own timer (a backoff, a gate, a step up) failed
+		// with nothing new from outside, not even a commit that failed:
+		// the backoff has had its chance.
+		w->backoff_tried = w->backoff_tried ||
+			(w->feeding == LG_MACHINE_TIMER && !w->fault_in_feed);
 		if (action->failure == LG_FAILURE_NO_MODES && w->modes.len > 0) {
 			violate(w, "P5 truthful reports", "'no mode' with modes listed");
 		}
@@ -352,6 +359,8 @@ static void feed(struct world *w, enum lg_machine_event_type type) {
 	if (type != LG_MACHINE_TIMER) {
 		mark_fault(w);
 	}
+	w->feeding = type;
+	w->fault_in_feed = false;
 	lg_driver_feed(&w->driver, type);
 	watch_sink(w);
 }
@@ -401,8 +410,10 @@ static void hotplug(struct world *w) {
 			w->link.status != LG_LINK_STATUS_BAD) {
 		return;
 	}
-	// P3 evidence: a BAD at a link the kernel did not lower.
-	if (w->link.trained && w->has_current) {
+	// P3 evidence: a BAD at a link the kernel did not lower, at a mode
+	// it still takes.
+	if (w->link.trained && w->has_current &&
+			sim_link_mode_valid(&w->link, &w->current)) {
 		w->glitch_at[w->glitches++ % 16] = w->now;
 	}
 	feed(w, LG_MACHINE_LINK_BAD);
@@ -677,6 +688,15 @@ bool world_idle(const struct world *w) {
 	return next_due(w) == WORLD_NEVER;
 }
 
+bool world_mode_fits(const struct world *w) {
+	struct lg_mode_list list;
+	lg_mode_list_init(&list);
+	sim_link_probe(&w->link, &list);
+	bool fits = passes(w, &list, NULL) && holds_one(w, &list);
+	lg_mode_list_finish(&list);
+	return fits;
+}
+
 void world_check_now(struct world *w) {
 	// P1: connected, driven, the session ours, a mode that passes its
 	// test, yet dark (disabled or BAD) with nothing scheduled.
@@ -695,13 +715,20 @@ void world_check_now(struct world *w) {
 			w->config.recover) {
 		violate(w, "P1 never dark", "dark with a mode that fits and nothing scheduled");
 	}
+	// P1: failed, while the kernel takes a mode the sink holds, once its
+	// backoff has tried again with nothing new from outside.
+	if (w->driver.machine.state == LG_LINK_FAILED && w->backoff_tried &&
+			w->connected && w->has_output && !w->session_away &&
+			world_mode_fits(w) && !w->link.retrain_disabled && w->config.recover) {
+		violate(w, "P1 never dark", "failed while a mode fits, after its backoff");
+	}
 	// P3: BADs at a link the kernel did not lower, flap_count within the
-	// window, are answered by flapping.
+	// window (the specification's count), are answered by flapping.
 	uint32_t n = w->glitches < 16 ? w->glitches : 16, recent = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		recent += w->now - w->glitch_at[i] <= w->config.flap_window_ms;
 	}
-	if (recent > w->config.flap_count + 1 &&
+	if (recent >= w->config.flap_count &&
 			w->driver.machine.state != LG_LINK_FLAPPING) {
 		violate(w, "P3 flapping answered", "glitches within the window not answered");
 	}

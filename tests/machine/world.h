@@ -81,6 +81,11 @@ struct world {
 	uint64_t last_fault_at, last_change_at;
 	uint32_t modesets_after_fault;
 	bool failed_after_fault; // or failed then: the backoff, not P4's bound, applies
+	// P1: failed again at a timer of its own since the last fault: its
+	// backoff has had its chance
+	bool backoff_tried;
+	enum lg_machine_event_type feeding; // the event the machine is given
+	bool fault_in_feed; // and something from outside came meanwhile
 	bool trace; // every event and action on stderr
 	const char *violation;
 	char detail[160];
@@ -127,6 +132,8 @@ void world_settle(struct world *w, uint64_t max_ms);
 
 /* The standing checks (P1 never dark, P4 best mode when idle). */
 void world_check_now(struct world *w);
+/* The kernel takes a mode that the sink holds. */
+bool world_mode_fits(const struct world *w);
 bool world_idle(const struct world *w);
 
 #endif
