@@ -29,6 +29,14 @@
  * return to the best mode, and one more if that fails).
  */
 #define WORLD_MODESETS_AFTER_FAULT 2
+/* Modes the world saw fail, each at the link it failed at (ring). */
+#define WORLD_MAX_FAILED 32
+
+/* A mode that failed to train, or whose commit failed, at a link (rate x lanes). */
+struct world_failure {
+	struct lg_mode mode;
+	uint64_t link; // 0: the oracle knows of no link that carries it
+};
 
 struct world {
 	struct lg_machine_config config;
@@ -58,10 +66,17 @@ struct world {
 	uint64_t kernel_retry_at; // i915's retry at the same parameters
 	uint64_t sink_at; // the sink monitor's report of a dark link
 	uint64_t health_at; // the sink monitor's error verdict
+	// src/known_bad.c: a known-bad mode that runs and holds this long is
+	// no longer skipped
+	uint64_t hold_at;
+	struct lg_mode holding;
 	bool link_errors; // the last verdict: symbol errors above the threshold
 	struct lg_mode verdict_mode; // the mode the last verdict was reached at
 
 	// evidence for the checks
+	// P4: what failed where; a mode is known bad only at the link it failed at
+	struct world_failure failed[WORLD_MAX_FAILED];
+	uint32_t n_failed, failed_head;
 	uint64_t modeset_at[WORLD_MAX_COMMITS]; // ring of linkguard's modesets
 	uint32_t modesets, modeset_head, max_in_window;
 	bool committed_in_run; // a commit succeeded in the current driver run
