@@ -192,14 +192,30 @@ static void rest(struct lg_machine *m, const struct lg_machine_facts *facts,
 	}
 }
 
-/* The link the kernel trains mode at now, as rate x lanes; 0: unknown. */
-static uint64_t trained_link(const struct lg_machine_facts *facts,
-		const struct lg_mode *mode) {
+/*
+ * The link the kernel trains mode at now, as one number; 0: unknown. By
+ * bandwidth (rate x lanes) to order links, or as the configuration itself:
+ * HBR x4 and HBR2 x2 carry as much, yet a mode that failed at one has not
+ * failed at the other.
+ */
+static uint64_t kernel_link(const struct lg_machine_facts *facts,
+		const struct lg_mode *mode, bool configuration) {
 	struct lg_link_params link;
 	if (facts->link_for == NULL || !facts->link_for(facts->link_data, mode, &link)) {
 		return 0;
 	}
-	return (uint64_t)link.rate_mbps * link.lanes;
+	return configuration ? (uint64_t)link.rate_mbps << 8 | link.lanes :
+		(uint64_t)link.rate_mbps * link.lanes;
+}
+
+static uint64_t trained_link(const struct lg_machine_facts *facts,
+		const struct lg_mode *mode) {
+	return kernel_link(facts, mode, false);
+}
+
+static uint64_t link_config(const struct lg_machine_facts *facts,
+		const struct lg_mode *mode) {
+	return kernel_link(facts, mode, true);
 }
 
 static bool listed(const struct lg_mode_list *list, const struct lg_mode *mode) {
@@ -265,7 +281,7 @@ static bool known_bad_here(const struct lg_machine *m,
 	if (!listed(facts->known_bad, mode)) {
 		return false;
 	}
-	uint64_t link = trained_link(facts, mode);
+	uint64_t link = link_config(facts, mode);
 	bool failed_elsewhere = false;
 	for (uint32_t i = 0; i < m->n_failed; i++) {
 		if (!lg_mode_equal(&m->failed_mode[i], mode)) {
@@ -787,7 +803,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 	const struct lg_mode mode = m->plan_mode;
 	if (!event->ok) {
 		// Failed after its test passed: the monitor does not take it.
-		add_known_bad(m, out, &mode, trained_link(facts, &mode), "commit failed");
+		add_known_bad(m, out, &mode, link_config(facts, &mode), "commit failed");
 		if (m->plan == MACHINE_PLAN_RETRY) {
 			retry_result(m, out, LG_RETRY_REJECTED);
 			return;
@@ -802,7 +818,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	m->bad_pending = false;
-	m->running_link = trained_link(facts, &mode);
+	m->running_link = link_config(facts, &mode);
 	if (m->plan == MACHINE_PLAN_STEP_UP) {
 		m->stepped_up = true;
 	}
@@ -831,7 +847,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 			bool ran = m->plan_has_from &&
 				lg_mode_same_timing(&m->plan_from, facts->requested);
 			add_known_bad(m, out, facts->requested, ran ? m->plan_from_link :
-				trained_link(facts, facts->requested),
+				link_config(facts, facts->requested),
 				"the link could not carry it");
 		}
 	}
@@ -949,7 +965,7 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 	// A compositor's modeset trains the link afresh.
 	end_plan(m);
 	if (facts->current != NULL) {
-		m->running_link = trained_link(facts, facts->current);
+		m->running_link = link_config(facts, facts->current);
 	}
 	m->bad_pending = false;
 	forget_unlock(m);

@@ -211,8 +211,8 @@ struct lg_machine {
 	bool stepped_up; // the last plan stepped up: a flap now doubles the backoff
 	// P4, P8: the last BAD, unlock or error verdict; quiet a flap window after it
 	uint64_t last_fault_ms;
-	// The link (rate x lanes, 0: unknown) the running mode trained at, and
-	// the running mode's when the plan began
+	// The link configuration (rate and lanes, 0: unknown) the running mode
+	// trained at, and the running mode's when the plan began
 	uint64_t running_link, plan_from_link;
 	// P4: modes that failed in this process, each at the link it failed
 	// at; known-bad only there (ring)

@@ -124,14 +124,17 @@ static void note_unheld(struct world *w, uint32_t clock_khz) {
 	}
 }
 
-/* The link (rate x lanes) i915 trains mode at now, by the oracle; 0: none. */
+/*
+ * The link configuration i915 trains mode at now, by the oracle, as rate
+ * and lanes in one number (not their product: HBR x4 is no HBR2 x2); 0: none.
+ */
 static uint64_t oracle_link(const struct world *w, const struct lg_mode *mode) {
 	struct lg_link_params link;
 	const struct sim_sink *sink = w->link.sink;
 	if (sink == NULL || !oracle_train_link(mode, sink->max_bpc, &w->link.max, &link)) {
 		return 0;
 	}
-	return (uint64_t)link.rate_mbps * link.lanes;
+	return (uint64_t)link.rate_mbps << 8 | link.lanes;
 }
 
 /* P4 evidence: mode failed at link, the world saw it. */
