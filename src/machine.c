@@ -193,29 +193,28 @@ static void rest(struct lg_machine *m, const struct lg_machine_facts *facts,
 }
 
 /*
- * The link the kernel trains mode at now, as one number; 0: unknown. By
- * bandwidth (rate x lanes) to order links, or as the configuration itself:
+ * The link configuration the kernel trains mode at now; zero: unknown.
  * HBR x4 and HBR2 x2 carry as much, yet a mode that failed at one has not
  * failed at the other.
  */
-static uint64_t kernel_link(const struct lg_machine_facts *facts,
-		const struct lg_mode *mode, bool configuration) {
+static struct lg_link_params link_config(const struct lg_machine_facts *facts,
+		const struct lg_mode *mode) {
 	struct lg_link_params link;
 	if (facts->link_for == NULL || !facts->link_for(facts->link_data, mode, &link)) {
-		return 0;
+		return (struct lg_link_params){0};
 	}
-	return configuration ? (uint64_t)link.rate_mbps << 8 | link.lanes :
-		(uint64_t)link.rate_mbps * link.lanes;
+	return link;
 }
 
+static bool same_link(const struct lg_link_params *a, const struct lg_link_params *b) {
+	return a->rate_mbps == b->rate_mbps && a->lanes == b->lanes;
+}
+
+/* The bandwidth of that link, rate x lanes, to order links; 0: unknown. */
 static uint64_t trained_link(const struct lg_machine_facts *facts,
 		const struct lg_mode *mode) {
-	return kernel_link(facts, mode, false);
-}
-
-static uint64_t link_config(const struct lg_machine_facts *facts,
-		const struct lg_mode *mode) {
-	return kernel_link(facts, mode, true);
+	struct lg_link_params link = link_config(facts, mode);
+	return (uint64_t)link.rate_mbps * link.lanes;
 }
 
 static bool listed(const struct lg_mode_list *list, const struct lg_mode *mode) {
@@ -274,25 +273,30 @@ static bool under_ceiling(const struct lg_machine *m,
 /*
  * P4: this monitor did not hold mode at the link the kernel would train it
  * at now. A mode that failed only at other links is tried here once; a
- * failure from an earlier start (the store keeps no link) counts anywhere.
+ * failure from an earlier start counts at the link the store keeps with
+ * it, at any link where it keeps none (or the backend cannot say).
  */
 static bool known_bad_here(const struct lg_machine *m,
 		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
 	if (!listed(facts->known_bad, mode)) {
 		return false;
 	}
-	uint64_t link = link_config(facts, mode);
+	struct lg_link_params link = link_config(facts, mode);
 	bool failed_elsewhere = false;
 	for (uint32_t i = 0; i < m->n_failed; i++) {
 		if (!lg_mode_equal(&m->failed_mode[i], mode)) {
 			continue;
 		}
-		if (m->failed_link[i] == link) {
+		if (same_link(&m->failed_link[i], &link)) {
 			return true;
 		}
 		failed_elsewhere = true;
 	}
-	return !failed_elsewhere;
+	if (failed_elsewhere) {
+		return false;
+	}
+	return facts->skipped_at == NULL || link.rate_mbps == 0 ||
+		facts->skipped_at(facts->skipped_data, mode, &link);
 }
 
 /*
@@ -300,10 +304,11 @@ static bool known_bad_here(const struct lg_machine *m,
  * record is kept once, so that repeats do not push others out of the ring.
  */
 static void add_known_bad(struct lg_machine *m, struct lg_actions *out,
-		const struct lg_mode *mode, uint64_t link, const char *why) {
+		const struct lg_mode *mode, struct lg_link_params link, const char *why) {
 	bool recorded = false;
 	for (uint32_t i = 0; i < m->n_failed && !recorded; i++) {
-		recorded = lg_mode_equal(&m->failed_mode[i], mode) && m->failed_link[i] == link;
+		recorded = lg_mode_equal(&m->failed_mode[i], mode) &&
+			same_link(&m->failed_link[i], &link);
 	}
 	if (!recorded) {
 		m->failed_mode[m->failed_head] = *mode;
@@ -313,7 +318,11 @@ static void add_known_bad(struct lg_machine *m, struct lg_actions *out,
 			m->n_failed++;
 		}
 	}
-	emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, mode, why);
+	struct lg_action *action = emit(out, LG_ACTION_KNOWN_BAD_ADD);
+	action->mode = *mode;
+	action->has_mode = true;
+	action->link = link;
+	action->why = why;
 }
 
 /*

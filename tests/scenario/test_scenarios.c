@@ -626,7 +626,7 @@ static const char *stored_uhd60(const char *dir, char *buf, size_t size) {
 	struct store_entries stored;
 	store_entries_init(&stored);
 	check(store_load(dir, "DP-1", "4k60", &stored));
-	const struct store_entry *e = store_entries_find(&stored, &uhd60);
+	const struct store_entry *e = store_entries_find(&stored, &uhd60, NULL);
 	if (e == NULL) {
 		snprintf(buf, size, "none");
 	} else {
