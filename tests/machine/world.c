@@ -210,10 +210,13 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	record_modeset(w);
 	// P8: on a link quiet for a flap window, never a mode the policy
 	// ranks below the one that runs: GOOD, trained and held by the sink
-	// (a backoff that answers an old BAD at last is no step down).
+	// (a backoff that answers an old BAD at last is no step down), known
+	// bad last, as for P4: away from a mode the world saw fail at its
+	// link is no step down.
 	bool quiet = w->now - w->last_fault_at > w->config.flap_window_ms &&
 		w->link.status == LG_LINK_STATUS_GOOD && sim_link_sink_locked(&w->link);
 	if (quiet && w->has_current && w->enabled && w->has_requested &&
+			(!failed_here(w, &w->current) || failed_here(w, mode)) &&
 			oracle_better(w->oracle_policy, &w->current, mode, &w->requested)) {
 		violate(w, "P8 no step down on a quiet link", "stepped down on a quiet link");
 	}
