@@ -628,6 +628,10 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 			// A modeset retrains the link the driver lost.
 			m->unlock_retrained = true;
 			m->unlock_mode = *facts->current;
+			// The window runs from when the sink was seen unlocked,
+			// not from this retrain: the budget may hold it back for
+			// seconds, while the sink reports the same loss again.
+			m->unlock_ms = m->unlock_seen_ms;
 			m->await = MACHINE_AWAIT_SAME_TEST;
 			emit_mode(out, LG_ACTION_TEST, facts->current, "same mode");
 			return;
@@ -1028,9 +1032,7 @@ static void handle_sink_unlocked(struct lg_machine *m,
 	// Judged now, kept until the plan begins: it may wait at the gate
 	// longer than the window, while the sink keeps reporting.
 	m->unlock_step_down = m->unlock_step_down || unlocked_again(m, facts);
-	// The window runs from when the sink was seen unlocked, not from
-	// its retrain: the budget may hold that back for seconds.
-	m->unlock_ms = facts->now_ms;
+	m->unlock_seen_ms = facts->now_ms;
 	begin_plan(m, MACHINE_PLAN_UNLOCKED, facts, out);
 }
 

@@ -229,13 +229,14 @@ struct lg_machine {
 	struct lg_link_params failed_link[MACHINE_MAX_FAILED];
 	uint32_t n_failed, failed_head;
 
-	// The sink was seen unlocked at unlock_ms; unlock_mode was retrained;
-	// lost again there soon after: the unlocked plan steps down
+	// unlock_mode was retrained for the unlock seen at unlock_ms; lost
+	// again there within the flap window: the unlocked plan steps down.
+	// unlock_seen_ms: the last unlock seen, which a retrain may answer late
 	bool unlock_retrained, unlock_step_down;
 	// The sink lost lock or counted errors at this pixel clock (0: none)
 	uint32_t sink_ceiling_khz;
 	struct lg_mode unlock_mode;
-	uint64_t unlock_ms;
+	uint64_t unlock_ms, unlock_seen_ms;
 };
 
 void lg_machine_init(struct lg_machine *m, const struct lg_machine_config *config);
