@@ -589,6 +589,12 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		if (plan == MACHINE_PLAN_STEP_DOWN) {
 			plan = MACHINE_PLAN_BAD;
 		}
+		// A retrain for the sink that waited on a fallback: the
+		// modeset goes straight to the best mode, as BAD's would (P7).
+		if (plan == MACHINE_PLAN_UNLOCKED && !m->unlock_step_down &&
+				!at_requested(facts)) {
+			plan = MACHINE_PLAN_BAD;
+		}
 	}
 	m->plan = plan;
 	m->plan_steps_down = plan == MACHINE_PLAN_ERRORS ||
@@ -771,7 +777,7 @@ static void handle_probed(struct lg_machine *m, const struct lg_machine_event *e
 	}
 	// A BAD on a fallback with the list as it was: the link failed at a
 	// mode the kernel still fits, a flap (P3), not a rung of the ladder.
-	if (m->plan == MACHINE_PLAN_BAD && !event->modes_changed &&
+	if (m->plan == MACHINE_PLAN_BAD && m->bad_pending && !event->modes_changed &&
 			facts->current != NULL && listed(facts->modes, facts->current) &&
 			flap_record(m)) {
 		enter_flapping(m, out);
