@@ -38,12 +38,13 @@ static struct lg_action *emit(struct lg_actions *out, enum lg_action_type type) 
 	return action;
 }
 
-static void emit_mode(struct lg_actions *out, enum lg_action_type type,
+static struct lg_action *emit_mode(struct lg_actions *out, enum lg_action_type type,
 		const struct lg_mode *mode, const char *why) {
 	struct lg_action *action = emit(out, type);
 	action->mode = *mode;
 	action->has_mode = true;
 	action->why = why;
+	return action;
 }
 
 static bool at_requested(const struct lg_machine_facts *facts) {
@@ -318,11 +319,7 @@ static void add_known_bad(struct lg_machine *m, struct lg_actions *out,
 			m->n_failed++;
 		}
 	}
-	struct lg_action *action = emit(out, LG_ACTION_KNOWN_BAD_ADD);
-	action->mode = *mode;
-	action->has_mode = true;
-	action->link = link;
-	action->why = why;
+	emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, mode, why)->link = link;
 }
 
 /*
