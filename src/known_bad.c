@@ -176,13 +176,13 @@ static void log_start(struct lg_connector *conn, const struct store_entry *entry
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	}
 	if (entry->link.rate_mbps != 0) {
-		snprintf(link, sizeof(link), " at %u Mbit/s x%u",
-			(unsigned)entry->link.rate_mbps, (unsigned)entry->link.lanes);
+		snprintf(link, sizeof(link), " on %u lanes at %u Mbit/s",
+			(unsigned)entry->link.lanes, (unsigned)entry->link.rate_mbps);
 	}
-	lg_conn_log(conn, LG_INFO, "%s %s%s: it failed at %u start(s) in a row, "
+	lg_conn_log(conn, LG_INFO, "%s %s: it failed at %u start(s) in a row%s, "
 		"last at %s", skipped ? "skipping" : "trying again",
-		lg_mode_format(&entry->mode, mode, sizeof(mode)), link,
-		(unsigned)entry->failed_starts, when);
+		lg_mode_format(&entry->mode, mode, sizeof(mode)),
+		(unsigned)entry->failed_starts, link, when);
 }
 
 /* This monitor's start: which of the modes the store holds are skipped. */
