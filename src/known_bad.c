@@ -13,6 +13,7 @@
  * after it counts towards the same start. A mode with a record that the
  * link holds is forgotten (known_bad_held()).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -27,7 +28,8 @@ struct known_bad_monitor {
 	struct wl_list link; // known_bad.monitors
 	char *identity; // NULL: the backend cannot tell monitors apart
 	struct store_entries entries; // what is known of its modes
-	struct lg_mode_list failed; // modes whose failure this start counted
+	// modes and links whose failure this start counted, and those it skips
+	struct store_entries failed, skipped;
 };
 
 /*
@@ -48,7 +50,8 @@ struct known_bad {
 static void monitor_destroy(struct known_bad_monitor *monitor) {
 	wl_list_remove(&monitor->link);
 	store_entries_finish(&monitor->entries);
-	lg_mode_list_finish(&monitor->failed);
+	store_entries_finish(&monitor->failed);
+	store_entries_finish(&monitor->skipped);
 	free(monitor->identity);
 	free(monitor);
 }
@@ -94,7 +97,7 @@ static void handle_state_change(struct wl_listener *listener, void *data) {
 		conn->link_status == LG_LINK_STATUS_GOOD &&
 		(conn->state == LG_LINK_GOOD || conn->state == LG_LINK_DEGRADED) &&
 		kb->monitor != NULL &&
-		store_entries_find(&kb->monitor->entries, &conn->current) != NULL;
+		store_entries_find(&kb->monitor->entries, &conn->current, NULL) != NULL;
 	if (running && kb->hold_timer != NULL &&
 			lg_mode_equal(&kb->holding, &conn->current)) {
 		return; // still waiting
@@ -166,16 +169,20 @@ static void save(struct known_bad *kb) {
 
 static void log_start(struct lg_connector *conn, const struct store_entry *entry,
 		bool skipped) {
-	char mode[64], when[32] = "an unknown time";
+	char mode[64], when[32] = "an unknown time", link[32] = "";
 	time_t last = (time_t)entry->last_failed;
 	struct tm tm;
 	if (entry->last_failed > 0 && localtime_r(&last, &tm) != NULL) {
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
 	}
-	lg_conn_log(conn, LG_INFO, "%s %s: it failed at %u start(s) in a row, "
+	if (entry->link.rate_mbps != 0) {
+		snprintf(link, sizeof(link), " on %u lanes at %u Mbit/s",
+			(unsigned)entry->link.lanes, (unsigned)entry->link.rate_mbps);
+	}
+	lg_conn_log(conn, LG_INFO, "%s %s: it failed at %u start(s) in a row%s, "
 		"last at %s", skipped ? "skipping" : "trying again",
 		lg_mode_format(&entry->mode, mode, sizeof(mode)),
-		(unsigned)entry->failed_starts, when);
+		(unsigned)entry->failed_starts, link, when);
 }
 
 /* This monitor's start: which of the modes the store holds are skipped. */
@@ -194,6 +201,9 @@ static void start(struct known_bad *kb) {
 		bool skipped = store_entry_start(entry);
 		if (skipped && lg_mode_list_find(&kb->conn->known_bad, &entry->mode) < 0) {
 			lg_mode_list_append(&kb->conn->known_bad, &entry->mode);
+		}
+		if (skipped) {
+			store_entries_get(&monitor->skipped, &entry->mode, &entry->link);
 		}
 		log_start(kb->conn, entry, skipped);
 	}
@@ -228,7 +238,8 @@ static struct known_bad_monitor *current_monitor(struct lg_connector *conn) {
 		return NULL;
 	}
 	store_entries_init(&monitor->entries);
-	lg_mode_list_init(&monitor->failed);
+	store_entries_init(&monitor->failed);
+	store_entries_init(&monitor->skipped);
 	wl_list_insert(&kb->monitors, &monitor->link);
 	kb->monitor = monitor;
 	start(kb);
@@ -239,7 +250,8 @@ void known_bad_load(struct lg_connector *conn) {
 	current_monitor(conn);
 }
 
-void known_bad_add(struct lg_connector *conn, const struct lg_mode *mode) {
+void known_bad_add(struct lg_connector *conn, const struct lg_mode *mode,
+		const struct lg_link_params *link) {
 	struct known_bad_monitor *monitor = current_monitor(conn);
 	if (lg_mode_list_find(&conn->known_bad, mode) < 0) {
 		lg_mode_list_append(&conn->known_bad, mode);
@@ -247,13 +259,13 @@ void known_bad_add(struct lg_connector *conn, const struct lg_mode *mode) {
 	if (monitor == NULL) {
 		return;
 	}
-	struct store_entry *entry = store_entries_get(&monitor->entries, mode);
+	struct store_entry *entry = store_entries_get(&monitor->entries, mode, link);
 	if (entry == NULL) {
 		return;
 	}
-	bool first = lg_mode_list_find(&monitor->failed, mode) < 0;
+	bool first = store_entries_find(&monitor->failed, mode, link) == NULL;
 	if (first) {
-		lg_mode_list_append(&monitor->failed, mode);
+		store_entries_get(&monitor->failed, mode, link);
 	}
 	store_entry_failed(entry, time(NULL), first);
 	save(known_bad_find(conn));
@@ -264,6 +276,17 @@ void known_bad_add(struct lg_connector *conn, const struct lg_mode *mode) {
 void known_bad_forget(struct lg_connector *conn) {
 	// The caller announces the change with the disconnection.
 	lg_mode_list_clear(&conn->known_bad);
+}
+
+/* Removes every entry of mode, at any link; whether there was one. */
+static bool remove_mode(struct store_entries *entries, const struct lg_mode *mode) {
+	bool removed = false;
+	struct store_entry *entry;
+	while ((entry = store_entries_find(entries, mode, NULL)) != NULL) {
+		store_entries_remove(entries, entry);
+		removed = true;
+	}
+	return removed;
 }
 
 void known_bad_held(struct lg_connector *conn, const struct lg_mode *mode) {
@@ -278,16 +301,16 @@ void known_bad_held(struct lg_connector *conn, const struct lg_mode *mode) {
 	}
 	struct known_bad *kb = known_bad_find(conn);
 	struct known_bad_monitor *monitor = kb != NULL ? kb->monitor : NULL;
-	struct store_entry *entry = monitor != NULL ?
-		store_entries_find(&monitor->entries, mode) : NULL;
-	if (entry != NULL) {
-		store_entries_remove(&monitor->entries, entry);
+	// At every link: it held at one, so the others' failures were the
+	// link's, not the mode's. A failure after this success is a first
+	// one again.
+	if (monitor != NULL && remove_mode(&monitor->entries, mode)) {
 		save(kb);
 		changed = true;
 	}
-	if (monitor != NULL && (i = lg_mode_list_find(&monitor->failed, mode)) >= 0) {
-		// A failure after this success is a first one again.
-		monitor->failed.modes[i] = monitor->failed.modes[--monitor->failed.len];
+	if (monitor != NULL) {
+		remove_mode(&monitor->failed, mode);
+		remove_mode(&monitor->skipped, mode);
 	}
 	if (changed) {
 		char buf[64];
@@ -300,7 +323,27 @@ void known_bad_held(struct lg_connector *conn, const struct lg_mode *mode) {
 int64_t known_bad_last_failed(const struct lg_connector *conn,
 		const struct lg_mode *mode) {
 	const struct known_bad *kb = known_bad_find(conn);
-	const struct store_entry *entry = kb != NULL && kb->monitor != NULL ?
-		store_entries_find(&kb->monitor->entries, mode) : NULL;
-	return entry != NULL ? entry->last_failed : 0;
+	const struct store_entries *entries = kb != NULL && kb->monitor != NULL ?
+		&kb->monitor->entries : NULL;
+	int64_t last = 0;
+	for (size_t i = 0; entries != NULL && i < entries->len; i++) {
+		const struct store_entry *entry = &entries->entries[i];
+		if (lg_mode_equal(&entry->mode, mode) && entry->last_failed > last) {
+			last = entry->last_failed;
+		}
+	}
+	return last;
+}
+
+bool known_bad_skipped_at(const struct lg_connector *conn, const struct lg_mode *mode,
+		const struct lg_link_params *link) {
+	const struct known_bad *kb = known_bad_find(conn);
+	if (kb == NULL || kb->monitor == NULL ||
+			lg_mode_list_find(&conn->known_bad, mode) < 0) {
+		return false;
+	}
+	const struct lg_link_params any = {0};
+	const struct store_entries *skipped = &kb->monitor->skipped;
+	return store_entries_find(skipped, mode, &any) != NULL ||
+		(link != NULL && store_entries_find(skipped, mode, link) != NULL);
 }

@@ -38,12 +38,13 @@ static struct lg_action *emit(struct lg_actions *out, enum lg_action_type type) 
 	return action;
 }
 
-static void emit_mode(struct lg_actions *out, enum lg_action_type type,
+static struct lg_action *emit_mode(struct lg_actions *out, enum lg_action_type type,
 		const struct lg_mode *mode, const char *why) {
 	struct lg_action *action = emit(out, type);
 	action->mode = *mode;
 	action->has_mode = true;
 	action->why = why;
+	return action;
 }
 
 static bool at_requested(const struct lg_machine_facts *facts) {
@@ -192,13 +193,28 @@ static void rest(struct lg_machine *m, const struct lg_machine_facts *facts,
 	}
 }
 
-/* The link the kernel trains mode at now, as rate x lanes; 0: unknown. */
-static uint64_t trained_link(const struct lg_machine_facts *facts,
+/*
+ * The link configuration the kernel trains mode at now; zero: unknown.
+ * HBR x4 and HBR2 x2 carry as much, yet a mode that failed at one has not
+ * failed at the other.
+ */
+static struct lg_link_params link_config(const struct lg_machine_facts *facts,
 		const struct lg_mode *mode) {
 	struct lg_link_params link;
 	if (facts->link_for == NULL || !facts->link_for(facts->link_data, mode, &link)) {
-		return 0;
+		return (struct lg_link_params){0};
 	}
+	return link;
+}
+
+static bool same_link(const struct lg_link_params *a, const struct lg_link_params *b) {
+	return a->rate_mbps == b->rate_mbps && a->lanes == b->lanes;
+}
+
+/* The bandwidth of that link, rate x lanes, to order links; 0: unknown. */
+static uint64_t trained_link(const struct lg_machine_facts *facts,
+		const struct lg_mode *mode) {
+	struct lg_link_params link = link_config(facts, mode);
 	return (uint64_t)link.rate_mbps * link.lanes;
 }
 
@@ -258,25 +274,30 @@ static bool under_ceiling(const struct lg_machine *m,
 /*
  * P4: this monitor did not hold mode at the link the kernel would train it
  * at now. A mode that failed only at other links is tried here once; a
- * failure from an earlier start (the store keeps no link) counts anywhere.
+ * failure from an earlier start counts at the link the store keeps with
+ * it, at any link where it keeps none (or the backend cannot say).
  */
 static bool known_bad_here(const struct lg_machine *m,
 		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
 	if (!listed(facts->known_bad, mode)) {
 		return false;
 	}
-	uint64_t link = trained_link(facts, mode);
+	struct lg_link_params link = link_config(facts, mode);
 	bool failed_elsewhere = false;
 	for (uint32_t i = 0; i < m->n_failed; i++) {
 		if (!lg_mode_equal(&m->failed_mode[i], mode)) {
 			continue;
 		}
-		if (m->failed_link[i] == link) {
+		if (same_link(&m->failed_link[i], &link)) {
 			return true;
 		}
 		failed_elsewhere = true;
 	}
-	return !failed_elsewhere;
+	if (failed_elsewhere) {
+		return false;
+	}
+	return facts->skipped_at == NULL || link.rate_mbps == 0 ||
+		facts->skipped_at(facts->skipped_data, mode, &link);
 }
 
 /*
@@ -284,10 +305,11 @@ static bool known_bad_here(const struct lg_machine *m,
  * record is kept once, so that repeats do not push others out of the ring.
  */
 static void add_known_bad(struct lg_machine *m, struct lg_actions *out,
-		const struct lg_mode *mode, uint64_t link, const char *why) {
+		const struct lg_mode *mode, struct lg_link_params link, const char *why) {
 	bool recorded = false;
 	for (uint32_t i = 0; i < m->n_failed && !recorded; i++) {
-		recorded = lg_mode_equal(&m->failed_mode[i], mode) && m->failed_link[i] == link;
+		recorded = lg_mode_equal(&m->failed_mode[i], mode) &&
+			same_link(&m->failed_link[i], &link);
 	}
 	if (!recorded) {
 		m->failed_mode[m->failed_head] = *mode;
@@ -297,7 +319,7 @@ static void add_known_bad(struct lg_machine *m, struct lg_actions *out,
 			m->n_failed++;
 		}
 	}
-	emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, mode, why);
+	emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, mode, why)->link = link;
 }
 
 /*
@@ -361,14 +383,11 @@ static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
 	set_state(m, out, LG_LINK_FAILED);
 	struct lg_action *action = emit(out, LG_ACTION_FAILED);
 	action->failure = failure;
-	if (failure == LG_FAILURE_NONE_LOWER) {
-		// The sink holds neither the mode it ran nor a smaller one: more
-		// modesets would only loop. A replug, retry or mode set starts over.
-		return;
-	}
 	m->backoff_ms = grow_backoff(m);
 	action->ms = m->backoff_ms;
-	// P1: giving up is a backoff that keeps trying.
+	// P1: giving up is a backoff that keeps trying, also where the sink
+	// held no smaller mode: one that lost lock twice by chance holds the
+	// mode again when retrained, one that cannot costs a modeset a backoff.
 	arm(m, out, MACHINE_TIMER_BACKOFF, m->backoff_ms);
 }
 
@@ -457,9 +476,11 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		}
 		return;
 	}
+	// A retrain for the sink that found nothing the kernel takes is no
+	// step down that found nothing smaller.
 	fail(m, facts, out, facts->modes->len == 0 ? LG_FAILURE_NO_MODES :
-		m->plan == MACHINE_PLAN_UNLOCKED ? LG_FAILURE_NONE_LOWER :
-		LG_FAILURE_ALL_REJECTED);
+		m->plan == MACHINE_PLAN_UNLOCKED && steps_down_only(m) ?
+		LG_FAILURE_NONE_LOWER : LG_FAILURE_ALL_REJECTED);
 }
 
 static void candidates(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -520,13 +541,23 @@ static void begin_step_down(struct lg_machine *m, const struct lg_machine_facts 
 
 /*
  * The sink lost lock again at the mode retrained for it, within the flap
- * window: retraining does not hold it.
+ * window of the loss before: retraining does not hold it.
  */
 static bool unlocked_again(const struct lg_machine *m,
 		const struct lg_machine_facts *facts) {
 	return m->unlock_retrained && facts->current != NULL &&
 		lg_mode_same_timing(facts->current, &m->unlock_mode) &&
 		facts->now_ms - m->unlock_ms <= m->config->flap_window_ms;
+}
+
+/*
+ * A modeset that starts over (a client's retry, the compositor's own) or
+ * a new sink or output: the sink's lost lock before it says nothing of
+ * the mode it trains.
+ */
+static void forget_unlock(struct lg_machine *m) {
+	m->unlock_retrained = false;
+	m->unlock_step_down = false;
 }
 
 static bool can_act(const struct lg_machine *m, const struct lg_machine_facts *facts) {
@@ -553,6 +584,12 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		// a step down that waited answers its BAD instead (P8).
 		end_episode(m);
 		if (plan == MACHINE_PLAN_STEP_DOWN) {
+			plan = MACHINE_PLAN_BAD;
+		}
+		// A retrain for the sink that waited on a fallback: the
+		// modeset goes straight to the best mode, as BAD's would (P7).
+		if (plan == MACHINE_PLAN_UNLOCKED && !m->unlock_step_down &&
+				!at_requested(facts)) {
 			plan = MACHINE_PLAN_BAD;
 		}
 	}
@@ -594,7 +631,10 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 			// A modeset retrains the link the driver lost.
 			m->unlock_retrained = true;
 			m->unlock_mode = *facts->current;
-			m->unlock_ms = facts->now_ms;
+			// The window runs from when the sink was seen unlocked,
+			// not from this retrain: the budget may hold it back for
+			// seconds, while the sink reports the same loss again.
+			m->unlock_ms = m->unlock_seen_ms;
 			m->await = MACHINE_AWAIT_SAME_TEST;
 			emit_mode(out, LG_ACTION_TEST, facts->current, "same mode");
 			return;
@@ -734,7 +774,7 @@ static void handle_probed(struct lg_machine *m, const struct lg_machine_event *e
 	}
 	// A BAD on a fallback with the list as it was: the link failed at a
 	// mode the kernel still fits, a flap (P3), not a rung of the ladder.
-	if (m->plan == MACHINE_PLAN_BAD && !event->modes_changed &&
+	if (m->plan == MACHINE_PLAN_BAD && m->bad_pending && !event->modes_changed &&
 			facts->current != NULL && listed(facts->modes, facts->current) &&
 			flap_record(m)) {
 		enter_flapping(m, out);
@@ -798,7 +838,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 	const struct lg_mode mode = m->plan_mode;
 	if (!event->ok) {
 		// Failed after its test passed: the monitor does not take it.
-		add_known_bad(m, out, &mode, trained_link(facts, &mode), "commit failed");
+		add_known_bad(m, out, &mode, link_config(facts, &mode), "commit failed");
 		if (m->plan == MACHINE_PLAN_RETRY) {
 			retry_result(m, out, LG_RETRY_REJECTED);
 			return;
@@ -813,7 +853,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	m->bad_pending = false;
-	m->running_link = trained_link(facts, &mode);
+	m->running_link = link_config(facts, &mode);
 	if (m->plan == MACHINE_PLAN_STEP_UP) {
 		m->stepped_up = true;
 	}
@@ -821,6 +861,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		// An explicit request overrides the flapping backoff and what
 		// the sink did not hold.
 		calm_down(m);
+		forget_unlock(m);
 		m->sink_ceiling_khz = 0;
 		emit(out, LG_ACTION_RETRY_RESULT)->retry = LG_RETRY_COMMITTED;
 		set_state(m, out, LG_LINK_RETRAINING);
@@ -842,7 +883,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 			bool ran = m->plan_has_from &&
 				lg_mode_same_timing(&m->plan_from, facts->requested);
 			add_known_bad(m, out, facts->requested, ran ? m->plan_from_link :
-				trained_link(facts, facts->requested),
+				link_config(facts, facts->requested),
 				"the link could not carry it");
 		}
 	}
@@ -870,7 +911,9 @@ static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *
 			emit(out, LG_ACTION_RESTORED);
 		}
 	}
-	if (m->state == LG_LINK_FLAPPING || m->stepped_down) {
+	// Under the sink's ceiling the settle time proves nothing (the sink
+	// tells later): the backoff is reset once the link is quiet.
+	if (m->state == LG_LINK_FLAPPING || m->stepped_down || m->sink_ceiling_khz != 0) {
 		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		return;
 	}
@@ -939,8 +982,7 @@ static void drop_incident(struct lg_machine *m, struct lg_actions *out) {
 	cancel_timer(m, out);
 	m->gated_plan = MACHINE_PLAN_NONE;
 	m->bad_pending = false;
-	m->unlock_retrained = false;
-	m->unlock_step_down = false;
+	forget_unlock(m);
 }
 
 static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -959,11 +1001,10 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 	// A compositor's modeset trains the link afresh.
 	end_plan(m);
 	if (facts->current != NULL) {
-		m->running_link = trained_link(facts, facts->current);
+		m->running_link = link_config(facts, facts->current);
 	}
 	m->bad_pending = false;
-	m->unlock_retrained = false;
-	m->unlock_step_down = false;
+	forget_unlock(m);
 	m->sink_ceiling_khz = 0;
 	if (m->state == LG_LINK_FLAPPING && m->timer == MACHINE_TIMER_QUIET) {
 		return;
@@ -1014,6 +1055,7 @@ static void handle_sink_unlocked(struct lg_machine *m,
 	// Judged now, kept until the plan begins: it may wait at the gate
 	// longer than the window, while the sink keeps reporting.
 	m->unlock_step_down = m->unlock_step_down || unlocked_again(m, facts);
+	m->unlock_seen_ms = facts->now_ms;
 	begin_plan(m, MACHINE_PLAN_UNLOCKED, facts, out);
 }
 

@@ -47,6 +47,11 @@ static bool recovery_link_for(void *data, const struct lg_mode *mode,
 	return conn->impl->choose_link(conn, mode, link);
 }
 
+static bool recovery_skipped_at(void *data, const struct lg_mode *mode,
+		const struct lg_link_params *link) {
+	return known_bad_skipped_at(data, mode, link);
+}
+
 static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 	struct lg_connector *conn = data;
 	*facts = (struct lg_machine_facts){
@@ -61,6 +66,8 @@ static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 		.link_errors = conn->link_errors,
 		.link_for = conn->impl->choose_link != NULL ? recovery_link_for : NULL,
 		.link_data = conn,
+		.skipped_at = recovery_skipped_at,
+		.skipped_data = conn,
 	};
 }
 
@@ -287,7 +294,7 @@ static void recovery_act(void *data, const struct lg_action *action) {
 		recovery->recommend = action->mode;
 		return;
 	case LG_ACTION_KNOWN_BAD_ADD:
-		known_bad_add(conn, &action->mode);
+		known_bad_add(conn, &action->mode, &action->link);
 		return;
 	case LG_ACTION_KNOWN_BAD_HELD:
 		known_bad_held(conn, &action->mode);

@@ -11,9 +11,10 @@
 
 #define HEADER_V1 "# linkguard known-bad modes v1"
 #define HEADER_V2 "# linkguard known-bad modes v2"
+#define HEADER_V3 "# linkguard known-bad modes v3"
 
-/* A line has at most this many space-separated fields (v2: 6). */
-#define MAX_FIELDS 6
+/* A line has at most this many space-separated fields (v3: 7). */
+#define MAX_FIELDS 7
 
 void store_entries_init(struct store_entries *entries) {
 	*entries = (struct store_entries){0};
@@ -25,9 +26,12 @@ void store_entries_finish(struct store_entries *entries) {
 }
 
 struct store_entry *store_entries_find(const struct store_entries *entries,
-		const struct lg_mode *mode) {
+		const struct lg_mode *mode, const struct lg_link_params *link) {
 	for (size_t i = 0; i < entries->len; i++) {
-		if (lg_mode_equal(&entries->entries[i].mode, mode)) {
+		const struct store_entry *entry = &entries->entries[i];
+		if (lg_mode_equal(&entry->mode, mode) && (link == NULL ||
+				(entry->link.rate_mbps == link->rate_mbps &&
+				entry->link.lanes == link->lanes))) {
 			return &entries->entries[i];
 		}
 	}
@@ -35,8 +39,8 @@ struct store_entry *store_entries_find(const struct store_entries *entries,
 }
 
 struct store_entry *store_entries_get(struct store_entries *entries,
-		const struct lg_mode *mode) {
-	struct store_entry *entry = store_entries_find(entries, mode);
+		const struct lg_mode *mode, const struct lg_link_params *link) {
+	struct store_entry *entry = store_entries_find(entries, mode, link);
 	if (entry != NULL) {
 		return entry;
 	}
@@ -52,7 +56,7 @@ struct store_entry *store_entries_get(struct store_entries *entries,
 		entries->cap = cap;
 	}
 	entry = &entries->entries[entries->len++];
-	*entry = (struct store_entry){ .mode = *mode };
+	*entry = (struct store_entry){ .mode = *mode, .link = *link };
 	return entry;
 }
 
@@ -150,6 +154,22 @@ static bool parse_mode(const char *text, struct lg_mode *mode) {
 	return true;
 }
 
+/* "5400x4": rate in Mbit/s per lane and lane count; "any": not known. */
+static bool parse_link(const char *text, struct lg_link_params *link) {
+	uint32_t rate, lanes;
+	int end = 0;
+	if (strcmp(text, "any") == 0) {
+		*link = (struct lg_link_params){0};
+		return true;
+	}
+	if (sscanf(text, "%" SCNu32 "x%" SCNu32 "%n", &rate, &lanes, &end) != 2 ||
+			text[end] != '\0' || rate == 0 || (lanes != 1 && lanes != 2 && lanes != 4)) {
+		return false;
+	}
+	*link = (struct lg_link_params){ .lanes = lanes, .rate_mbps = rate };
+	return true;
+}
+
 /* One line of a file: its key and what it says of the mode. */
 struct line {
 	const char *connector, *identity;
@@ -159,17 +179,22 @@ struct line {
 /*
  * A v1 line (connector, identity, mode) stands for one failure at the
  * file's modification time, the best guess of when it happened; a v2 line
- * has its three counts.
+ * has its three counts; a v3 line the link between the mode and the
+ * counts. Before v3 the link is not known: the mode counts at any link.
  */
 static bool parse_line(char **fields, size_t n, int version, int64_t mtime,
 		struct line *line) {
+	static const size_t n_fields[] = { 0, 3, 6, 7 };
 	uint64_t failed = 1, last = (uint64_t)(mtime > 0 ? mtime : 0), skipped = 0;
-	if (n != (version == 1 ? 3u : 6u) || !parse_mode(fields[2], &line->entry.mode)) {
+	line->entry.link = (struct lg_link_params){0};
+	if (n != n_fields[version] || !parse_mode(fields[2], &line->entry.mode) ||
+			(version == 3 && !parse_link(fields[3], &line->entry.link))) {
 		return false;
 	}
-	if (version == 2 && (!parse_count(fields[3], UINT32_MAX, &failed) ||
-			failed == 0 || !parse_count(fields[4], INT64_MAX, &last) ||
-			!parse_count(fields[5], UINT32_MAX, &skipped))) {
+	char **counts = fields + (version == 3 ? 4 : 3);
+	if (version >= 2 && (!parse_count(counts[0], UINT32_MAX, &failed) ||
+			failed == 0 || !parse_count(counts[1], INT64_MAX, &last) ||
+			!parse_count(counts[2], UINT32_MAX, &skipped))) {
 		return false;
 	}
 	line->connector = fields[0];
@@ -182,12 +207,12 @@ static bool parse_line(char **fields, size_t n, int version, int64_t mtime,
 
 /* The file's format version from its first line; 0 (logged) if unknown. */
 static int file_version(const char *buf, const char *path) {
+	static const char *const headers[] = { HEADER_V1, HEADER_V2, HEADER_V3 };
 	size_t len = strcspn(buf, "\n");
-	if (len == strlen(HEADER_V2) && strncmp(buf, HEADER_V2, len) == 0) {
-		return 2;
-	}
-	if (len == strlen(HEADER_V1) && strncmp(buf, HEADER_V1, len) == 0) {
-		return 1;
+	for (int v = 0; v < 3; v++) {
+		if (len == strlen(headers[v]) && strncmp(buf, headers[v], len) == 0) {
+			return v + 1;
+		}
 	}
 	lg_log(LG_ERROR, "store: %s is not a known-bad file of a known version, "
 		"ignored", path);
@@ -242,11 +267,13 @@ struct load {
 
 static void load_line(const struct line *line, void *data) {
 	struct load *load = data;
+	const struct store_entry *read = &line->entry;
 	if (!same_key(line, load->connector, load->identity) ||
-			store_entries_find(load->entries, &line->entry.mode) != NULL) {
+			store_entries_find(load->entries, &read->mode, &read->link) != NULL) {
 		return;
 	}
-	struct store_entry *entry = store_entries_get(load->entries, &line->entry.mode);
+	struct store_entry *entry = store_entries_get(load->entries, &read->mode,
+		&read->link);
 	if (entry != NULL) {
 		*entry = line->entry;
 	}
@@ -286,9 +313,14 @@ bool store_load(const char *dir, const char *connector, const char *identity,
 static void write_line(FILE *f, const char *connector, const char *identity,
 		const struct store_entry *entry) {
 	const struct lg_mode *m = &entry->mode;
+	char link[32] = "any";
+	if (entry->link.rate_mbps != 0) {
+		snprintf(link, sizeof(link), "%" PRIu32 "x%" PRIu32,
+			entry->link.rate_mbps, entry->link.lanes);
+	}
 	fprintf(f, "%s %s %" PRId32 "x%" PRId32 "@%" PRId32 "/%" PRIu32
-		" %" PRIu32 " %" PRId64 " %" PRIu32 "\n", connector, identity,
-		m->width, m->height, m->refresh_mhz, m->clock_khz,
+		" %s %" PRIu32 " %" PRId64 " %" PRIu32 "\n", connector, identity,
+		m->width, m->height, m->refresh_mhz, m->clock_khz, link,
 		entry->failed_starts, entry->last_failed, entry->skipped_starts);
 }
 
@@ -308,7 +340,7 @@ static void keep_line(const struct line *line, void *data) {
 static bool write_all(FILE *f, char *old, int64_t mtime, const char *path,
 		const char *connector, const char *identity,
 		const struct store_entries *entries) {
-	fputs(HEADER_V2 "\n", f);
+	fputs(HEADER_V3 "\n", f);
 	if (old != NULL) {
 		struct save save = { connector, identity, f };
 		for_each_line(old, path, mtime, keep_line, &save);

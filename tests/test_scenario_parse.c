@@ -258,6 +258,10 @@ static void test_malformed_files_name_file_line_and_reason(void) {
 		"expected a connector name");
 	expect_error("0\n", "test.scn:1: missing verb");
 	expect_error("0 plug DP-1 4k60\n1s reject DP-1 maybe\n", "reject takes on|off");
+	expect_error("0 plug DP-1 4k60\n1s replug DP-1 now\n", "replug takes [stored]");
+	expect_error("0 plug DP-1 4k60\n1s retry DP-1 4k60\n", "unexpected argument '4k60'");
+	expect_error("0 plug DP-1 4k60\n1s mode DP-1\n", "test.scn:2: mode takes");
+	expect_error("0 plug DP-1 4k60\n1s mode DP-1 -1\n", "mode takes");
 	expect_error("0 end\n1s plug DP-1 4k60\n", "test.scn:2: step after end");
 	expect_error("0 end now\n", "unexpected argument 'now'");
 	expect_error("0 plug DP-1 4k60 a b c d e f g h\n", "too many arguments");
@@ -296,10 +300,14 @@ static void test_empty_file_is_an_empty_scenario(void) {
 static void test_scenario_files_on_disk(void) {
 	struct sim_scenario s;
 	check(sim_scenario_load(SCENARIO_DIR "/every-verb.scn", &s));
-	check_int_eq(s.len, 19); // flap 5 expands into 5 glitches
-	if (s.len == 19) {
-		check_int_eq(s.steps[18].verb, SIM_END);
-		check_int_eq(s.steps[18].at_ms, 5000);
+	check_int_eq(s.len, 24); // flap 5 expands into 5 glitches
+	if (s.len == 24) {
+		check_int_eq(s.steps[18].verb, SIM_REPLUG);
+		check(s.steps[18].on);
+		check_int_eq(s.steps[22].verb, SIM_MODE);
+		check_int_eq(s.steps[22].count, 2);
+		check_int_eq(s.steps[23].verb, SIM_END);
+		check_int_eq(s.steps[23].at_ms, 6000);
 	}
 	sim_scenario_finish(&s);
 

@@ -23,6 +23,10 @@
 
 static const struct lg_mode uhd60 = { 3840, 2160, 60000, 533250, true, false };
 static const struct lg_mode uhd30 = { 3840, 2160, 30000, 297000, false, false };
+/* Where a mode failed: two links, or not known. */
+static const struct lg_link_params hbr2x4 = { .lanes = 4, .rate_mbps = 5400 };
+static const struct lg_link_params hbr3x2 = { .lanes = 2, .rate_mbps = 8100 };
+static const struct lg_link_params any_link = {0};
 
 static char dir[64];
 
@@ -89,11 +93,12 @@ static size_t load(const char *connector, const char *identity,
 
 static struct store_entry entry(const struct lg_mode *mode, uint32_t failed,
 		int64_t last, uint32_t skipped) {
-	return (struct store_entry){ *mode, failed, last, skipped };
+	return (struct store_entry){ .mode = *mode, .failed_starts = failed,
+		.last_failed = last, .skipped_starts = skipped };
 }
 
 static void add(struct store_entries *entries, struct store_entry e) {
-	struct store_entry *slot = store_entries_get(entries, &e.mode);
+	struct store_entry *slot = store_entries_get(entries, &e.mode, &e.link);
 	check(slot != NULL);
 	if (slot != NULL) {
 		*slot = e;
@@ -114,11 +119,21 @@ static void test_round_trip(void) {
 	store_entries_init(&out);
 	add(&in, entry(&uhd60, 3, 1750000000, 1));
 	add(&in, entry(&uhd30, 1, 1750000123, 0));
+	// The same mode at two links: two entries, each with its counts.
+	struct store_entry at_hbr2 = entry(&uhd60, 2, 1750000200, 0);
+	at_hbr2.link = hbr2x4;
+	add(&in, at_hbr2);
+	check_int_eq(in.len, 3);
 	check(store_save(dir, "DP-1", "DEL-A0B1-ABC", &in));
-	check_int_eq(load("DP-1", "DEL-A0B1-ABC", &out), 2);
-	check(entry_is(store_entries_find(&out, &uhd60), &uhd60, 3, 1750000000, 1));
-	check(entry_is(store_entries_find(&out, &uhd30), &uhd30, 1, 1750000123, 0));
-	check(strncmp(read_back(), "# linkguard known-bad modes v2\n", 31) == 0);
+	check_int_eq(load("DP-1", "DEL-A0B1-ABC", &out), 3);
+	check(entry_is(store_entries_find(&out, &uhd60, &any_link), &uhd60, 3, 1750000000, 1));
+	check(entry_is(store_entries_find(&out, &uhd30, &any_link), &uhd30, 1, 1750000123, 0));
+	check(entry_is(store_entries_find(&out, &uhd60, &hbr2x4), &uhd60, 2, 1750000200, 0));
+	check(store_entries_find(&out, &uhd60, &hbr3x2) == NULL);
+	check(strcmp(read_back(), "# linkguard known-bad modes v3\n"
+		"DP-1 DEL-A0B1-ABC 3840x2160@60000/533250 any 3 1750000000 1\n"
+		"DP-1 DEL-A0B1-ABC 3840x2160@30000/297000 any 1 1750000123 0\n"
+		"DP-1 DEL-A0B1-ABC 3840x2160@60000/533250 5400x4 2 1750000200 0\n") == 0);
 	// Another monitor, or the same one on another connector: nothing.
 	check_int_eq(load("DP-1", "DEL-A0B1-XYZ", &out), 0);
 	check_int_eq(load("DP-2", "DEL-A0B1-ABC", &out), 0);
@@ -157,7 +172,7 @@ static void test_other_entries_kept(void) {
 
 /*
  * A file version 1 wrote: each line is one failure at the file's
- * modification time; the next write turns the whole file into v2, other
+ * modification time; the next write turns the whole file into v3, other
  * keys' lines included.
  */
 static void test_v1_file_is_migrated(void) {
@@ -176,10 +191,32 @@ static void test_v1_file_is_migrated(void) {
 	check_int_eq(load("DP-1", "A", &out), 1);
 	check(entry_is(&out.entries[0], &uhd60, 1, 1700000000, 0));
 	check(store_save(dir, "DP-1", "A", &none));
-	check(strcmp(read_back(), "# linkguard known-bad modes v2\n"
-		"DP-2 B 3840x2160@30000/297000 1 1700000000 0\n") == 0);
+	check(strcmp(read_back(), "# linkguard known-bad modes v3\n"
+		"DP-2 B 3840x2160@30000/297000 any 1 1700000000 0\n") == 0);
 	check_int_eq(load("DP-2", "B", &out), 1);
 	check(entry_is(&out.entries[0], &uhd30, 1, 1700000000, 0));
+	store_entries_finish(&out);
+	store_entries_finish(&none);
+	remove_dir();
+}
+
+/*
+ * A file version 2 wrote keeps no link: its modes failed at a link not
+ * known, and count at every one; the next write turns it into v3.
+ */
+static void test_v2_file_counts_at_any_link(void) {
+	fresh_dir();
+	write_file("# linkguard known-bad modes v2\n"
+		"DP-1 A 3840x2160@60000/533250 2 1700000000 1\n"
+		"DP-1 A 3840x2160@30000/297000 5400x4 1 1700000000 0\n"); // a v3 line: malformed here
+	struct store_entries out, none;
+	store_entries_init(&out);
+	store_entries_init(&none);
+	check_int_eq(load("DP-1", "A", &out), 1);
+	check(entry_is(store_entries_find(&out, &uhd60, &any_link), &uhd60, 2, 1700000000, 1));
+	check(store_save(dir, "DP-2", "B", &none));
+	check(strcmp(read_back(), "# linkguard known-bad modes v3\n"
+		"DP-1 A 3840x2160@60000/533250 any 2 1700000000 1\n") == 0);
 	store_entries_finish(&out);
 	store_entries_finish(&none);
 	remove_dir();
@@ -209,9 +246,20 @@ static void test_bad_files_are_ignored(void) {
 	check_int_eq(load("DP-1", "A", &out), 1);
 	check(entry_is(&out.entries[0], &uhd30, 4294967295u, INT64_MAX, 7));
 
-	// An unknown version, or no header at all: not ours to read.
+	// v3: a link that is none.
 	write_file("# linkguard known-bad modes v3\n"
-		"DP-1 A 3840x2160@30000/297000 1 2 3\n");
+		"DP-1 A 3840x2160@60000/533250 5400x3 1 2 3\n"
+		"DP-1 A 3840x2160@60000/533250 0x4 1 2 3\n"
+		"DP-1 A 3840x2160@60000/533250 hbr2 1 2 3\n"
+		"DP-1 A 3840x2160@60000/533250 5400x4x 1 2 3\n"
+		"DP-1 A 3840x2160@60000/533250 1 2 3\n" // a v2 line in a v3 file
+		"DP-1 A 3840x2160@30000/297000 8100x2 1 2 3\n");
+	check_int_eq(load("DP-1", "A", &out), 1);
+	check(entry_is(store_entries_find(&out, &uhd30, &hbr3x2), &uhd30, 1, 2, 3));
+
+	// An unknown version, or no header at all: not ours to read.
+	write_file("# linkguard known-bad modes v4\n"
+		"DP-1 A 3840x2160@30000/297000 any 1 2 3\n");
 	check_int_eq(load("DP-1", "A", &out), 0);
 	write_file("DP-1 A 3840x2160@30000/297000 1 2 3\n");
 	check_int_eq(load("DP-1", "A", &out), 0);
@@ -430,7 +478,9 @@ static void run_sequence(const char *seq, struct model m) {
 	struct store_entries stored;
 	store_entries_init(&stored);
 	if (m.failed > 0) {
-		add(&stored, entry(&uhd60, m.failed, t0, m.skipped));
+		struct store_entry e = entry(&uhd60, m.failed, t0, m.skipped);
+		e.link = hbr2x4;
+		add(&stored, e);
 		check(store_save(dir, "DP-1", monitor, &stored));
 	}
 	for (size_t i = 0; seq[i] != '\0'; i++) {
@@ -461,13 +511,13 @@ static void run_sequence(const char *seq, struct model m) {
 				known_bad_held(&p.conn, &uhd60);
 				check_run(!skipped(&p));
 			} else {
-				known_bad_add(&p.conn, &uhd60);
+				known_bad_add(&p.conn, &uhd60, &hbr2x4);
 				check_run(skipped(&p)); // until replug
 				check_run(known_bad_last_failed(&p.conn, &uhd60) >= t0);
 				if (what == 'R') {
 					replug(&p);
 					check_run(!skipped(&p)); // a replug tries it
-					known_bad_add(&p.conn, &uhd60);
+					known_bad_add(&p.conn, &uhd60, &hbr2x4);
 					check_run(skipped(&p));
 				}
 			}
@@ -482,7 +532,7 @@ static void run_sequence(const char *seq, struct model m) {
 
 		store_entries_finish(&stored);
 		check_run(store_load(dir, "DP-1", monitor, &stored));
-		struct store_entry *e = store_entries_find(&stored, &uhd60);
+		struct store_entry *e = store_entries_find(&stored, &uhd60, &hbr2x4);
 		check_run((e != NULL) == (m.failed > 0)); // a success clears it
 		if (e != NULL) {
 			check_run(e->failed_starts == m.failed);
@@ -556,7 +606,7 @@ static void test_interval_grows_to_the_bound(void) {
 		process_start(&p, dir);
 		got[i] = skipped(&p) ? 'S' : 'T';
 		if (!skipped(&p)) {
-			known_bad_add(&p.conn, &uhd60);
+			known_bad_add(&p.conn, &uhd60, &hbr2x4);
 		}
 		process_exit(&p);
 	}
@@ -568,6 +618,52 @@ static void test_interval_grows_to_the_bound(void) {
 }
 
 /*
+ * A mode is skipped at the link it failed at: after two bad starts at
+ * HBR2 x4 the next start skips 4K60 there, not at HBR3 x2 (a dock's two
+ * lanes), where it never failed. A mode of a v2 file, whose link is not
+ * known, is skipped at every link.
+ */
+static void test_skipped_at_the_link_it_failed_at(void) {
+	fresh_dir();
+	for (int start = 0; start < 2; start++) {
+		struct process p;
+		process_start(&p, dir);
+		check(!skipped(&p));
+		known_bad_add(&p.conn, &uhd60, &hbr2x4);
+		check(known_bad_skipped_at(&p.conn, &uhd60, &hbr2x4) == false); // this start's own
+		process_exit(&p);
+	}
+	struct process p;
+	process_start(&p, dir);
+	check(skipped(&p));
+	check(known_bad_skipped_at(&p.conn, &uhd60, &hbr2x4));
+	check(!known_bad_skipped_at(&p.conn, &uhd60, &hbr3x2));
+	check(!known_bad_skipped_at(&p.conn, &uhd30, &hbr2x4));
+	// Failed at HBR3 x2 too: a failure of its own there, the HBR2 x4
+	// record stays.
+	known_bad_add(&p.conn, &uhd60, &hbr3x2);
+	check(known_bad_skipped_at(&p.conn, &uhd60, &hbr2x4));
+	// It held (at some link): no record at any link is left.
+	known_bad_held(&p.conn, &uhd60);
+	check(!skipped(&p));
+	check(!known_bad_skipped_at(&p.conn, &uhd60, &hbr2x4));
+	process_exit(&p);
+	struct store_entries stored;
+	store_entries_init(&stored);
+	check_int_eq(load("DP-1", monitor, &stored), 0);
+
+	write_file("# linkguard known-bad modes v2\n"
+		"DP-1 4k60 3840x2160@60000/533250 2 1700000000 0\n");
+	process_start(&p, dir);
+	check(skipped(&p));
+	check(known_bad_skipped_at(&p.conn, &uhd60, &hbr2x4));
+	check(known_bad_skipped_at(&p.conn, &uhd60, &hbr3x2));
+	process_exit(&p);
+	store_entries_finish(&stored);
+	remove_dir();
+}
+
+/*
  * Without a state directory the modes are kept for the process only;
  * another monitor on the connector has its own start, and the first one
  * back is not a new start.
@@ -575,7 +671,7 @@ static void test_interval_grows_to_the_bound(void) {
 static void test_memory_only_and_another_monitor(void) {
 	struct process p;
 	process_start(&p, NULL);
-	known_bad_add(&p.conn, &uhd60);
+	known_bad_add(&p.conn, &uhd60, &any_link);
 	check(skipped(&p));
 	check(known_bad_last_failed(&p.conn, &uhd60) > 0);
 	monitor = "1440p144";
@@ -600,6 +696,8 @@ int main(void) {
 	run_test(test_round_trip);
 	run_test(test_other_entries_kept);
 	run_test(test_v1_file_is_migrated);
+	run_test(test_v2_file_counts_at_any_link);
+	run_test(test_skipped_at_the_link_it_failed_at);
 	run_test(test_bad_files_are_ignored);
 	run_test(test_missing_parents_are_created);
 	run_test(test_concurrent_writer);

@@ -224,10 +224,6 @@ static bool parse_step(struct parser *p, struct sim_step *step, const char *verb
 		step->verb = SIM_CABLE;
 		return parse_cable(p, args, n, &step->params);
 	}
-	if (strcmp(verb, "unplug") == 0 || strcmp(verb, "heal") == 0) {
-		step->verb = verb[0] == 'u' ? SIM_UNPLUG : SIM_HEAL;
-		return n == 0 || parse_error(p, "unexpected argument", args[0]);
-	}
 	if (strcmp(verb, "reject") == 0) {
 		step->verb = SIM_REJECT;
 		if (n != 1 || (strcmp(args[0], "on") != 0 && strcmp(args[0], "off") != 0)) {
@@ -247,6 +243,37 @@ static bool parse_step(struct parser *p, struct sim_step *step, const char *verb
 		step->verb = SIM_ERRORS;
 		if (n != 1 || !parse_uint(args[0], 0, 1000000000, &step->count)) {
 			return parse_error(p, "errors takes <count per lane and minute>", NULL);
+		}
+		return true;
+	}
+	if (strcmp(verb, "replug") == 0) {
+		step->verb = SIM_REPLUG;
+		if (n > 1 || (n == 1 && strcmp(args[0], "stored") != 0)) {
+			return parse_error(p, "replug takes [stored]", n == 1 ? args[0] : NULL);
+		}
+		step->on = n == 1;
+		return true;
+	}
+	static const struct {
+		const char *name;
+		enum sim_verb verb;
+	} bare[] = {
+		{ "unplug", SIM_UNPLUG },
+		{ "heal", SIM_HEAL },
+		{ "retry", SIM_CLIENT_RETRY },
+		{ "commit-fails", SIM_COMMIT_FAILS },
+		{ "vt-switch", SIM_VT_SWITCH },
+	};
+	for (size_t i = 0; i < sizeof(bare) / sizeof(bare[0]); i++) {
+		if (strcmp(verb, bare[i].name) == 0) {
+			step->verb = bare[i].verb;
+			return n == 0 || parse_error(p, "unexpected argument", args[0]);
+		}
+	}
+	if (strcmp(verb, "mode") == 0) {
+		step->verb = SIM_MODE;
+		if (n != 1 || !parse_uint(args[0], 0, 1000, &step->count)) {
+			return parse_error(p, "mode takes <index into the sink's modes>", NULL);
 		}
 		return true;
 	}

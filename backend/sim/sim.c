@@ -344,6 +344,7 @@ static void run_step(struct sim *sim, const struct sim_step *step) {
 	struct sim_connector *sc = find_connector(sim, step->connector);
 	// The cable is there with or without a sink; the rest needs one.
 	bool needs_sink = step->verb == SIM_UNPLUG || step->verb == SIM_SWAP ||
+		step->verb == SIM_REPLUG ||
 		step->verb == SIM_GLITCH || step->verb == SIM_DARK ||
 		step->verb == SIM_ERRORS;
 	if (sc == NULL || (needs_sink && sc->link.sink == NULL)) {
@@ -382,6 +383,20 @@ static void run_step(struct sim *sim, const struct sim_step *step) {
 	case SIM_ERRORS:
 		count_errors(sc);
 		sim_link_set_errors(&sc->link, step->count);
+		break;
+	case SIM_REPLUG:;
+		struct sim_step again = *step;
+		again.sink = sc->link.sink;
+		unplug(sc);
+		plug(sim, &again);
+		break;
+	case SIM_CLIENT_RETRY:
+	case SIM_COMMIT_FAILS:
+	case SIM_VT_SWITCH:
+	case SIM_MODE:
+		// A client's, the compositor's and the session's: the replay
+		// on the virtual clock (tests/test_convergence.c) runs them.
+		sim_log(sc, LG_INFO, "no client, compositor or session here: step skipped");
 		break;
 	case SIM_PLUG:
 	case SIM_END:

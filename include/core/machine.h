@@ -90,6 +90,14 @@ struct lg_machine_facts {
 	bool (*link_for)(void *data, const struct lg_mode *mode,
 		struct lg_link_params *link);
 	void *link_data;
+	/*
+	 * Whether mode, one of known_bad that failed at an earlier start, is
+	 * skipped at link: it failed there, or the store knows no link. NULL:
+	 * at every link.
+	 */
+	bool (*skipped_at)(void *data, const struct lg_mode *mode,
+		const struct lg_link_params *link);
+	void *skipped_data;
 };
 
 enum lg_failure {
@@ -115,7 +123,7 @@ enum lg_action_type {
 	LG_ACTION_FLAPPING, // entered or stepped further down; next look after ms
 	LG_ACTION_REQUESTED, // mode becomes the requested mode
 	LG_ACTION_RECOMMEND, // mode for the new output (has_mode false: none)
-	LG_ACTION_KNOWN_BAD_ADD, // the monitor did not hold mode
+	LG_ACTION_KNOWN_BAD_ADD, // the monitor did not hold mode at link (zero: not known)
 	LG_ACTION_KNOWN_BAD_HELD, // the link held mode
 	LG_ACTION_RETRY_RESULT, // enum lg_retry_result in retry
 };
@@ -127,6 +135,7 @@ struct lg_action {
 	enum lg_action_type type;
 	struct lg_mode mode, from;
 	bool has_mode;
+	struct lg_link_params link; // KNOWN_BAD_ADD
 	uint32_t ms;
 	enum lg_fallback_reason reason;
 	enum lg_failure failure;
@@ -214,22 +223,23 @@ struct lg_machine {
 	bool stepped_up; // the last plan stepped up: a flap now doubles the backoff
 	// P4, P8: the last BAD, unlock or error verdict; quiet a flap window after it
 	uint64_t last_fault_ms;
-	// The link (rate x lanes, 0: unknown) the running mode trained at, and
-	// the running mode's when the plan began
-	uint64_t running_link, plan_from_link;
+	// The link configuration (zero: unknown) the running mode trained at,
+	// and the running mode's when the plan began
+	struct lg_link_params running_link, plan_from_link;
 	// P4: modes that failed in this process, each at the link it failed
 	// at; known-bad only there (ring)
 	struct lg_mode failed_mode[MACHINE_MAX_FAILED];
-	uint64_t failed_link[MACHINE_MAX_FAILED];
+	struct lg_link_params failed_link[MACHINE_MAX_FAILED];
 	uint32_t n_failed, failed_head;
 
-	// The sink lost lock at unlock_mode, which was retrained at unlock_ms;
-	// lost again there soon after: the unlocked plan steps down
+	// unlock_mode was retrained for the unlock seen at unlock_ms; lost
+	// again there within the flap window: the unlocked plan steps down.
+	// unlock_seen_ms: the last unlock seen, which a retrain may answer late
 	bool unlock_retrained, unlock_step_down;
 	// The sink lost lock or counted errors at this pixel clock (0: none)
 	uint32_t sink_ceiling_khz;
 	struct lg_mode unlock_mode;
-	uint64_t unlock_ms;
+	uint64_t unlock_ms, unlock_seen_ms;
 };
 
 void lg_machine_init(struct lg_machine *m, const struct lg_machine_config *config);

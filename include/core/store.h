@@ -6,12 +6,15 @@
  * connector, kept across restarts in one text file, DIR/known-bad (DIR and
  * every missing directory above it are created 0700 on the first write):
  *
- *   # linkguard known-bad modes v2
- *   <connector> <identity> <width>x<height>@<mHz>/<kHz> <failed> <last> <skipped>
+ *   # linkguard known-bad modes v3
+ *   <connector> <identity> <width>x<height>@<mHz>/<kHz> <link> <failed> <last> <skipped>
  *
- * one mode per line: <failed> is how many starts in a row the mode failed
- * at (1 or more), <last> when it last failed (wall clock, seconds since the
- * epoch), <skipped> how many starts have skipped it since.
+ * one mode and link per line: <link> is where the mode failed, the lane's
+ * rate in Mbit/s and the lane count ("5400x4"), or "any" where the backend
+ * could not tell (the mode counts at every link); <failed> is how many
+ * starts in a row the mode failed at there (1 or more), <last> when it
+ * last failed (wall clock, seconds since the epoch), <skipped> how many
+ * starts have skipped it since. A mode may have a line per link.
  *
  * The store never hides a mode for good. A start is a compositor's first
  * look at the monitor on the connector in a process (src/known_bad.c).
@@ -28,8 +31,9 @@
  * entry.
  *
  * Files written by version 1 (header "... v1", lines without the three
- * counts) are read as one failure at the file's modification time, and
- * written back as v2 at the next write. Whatever cannot be read (a missing,
+ * counts) are read as one failure at the file's modification time, those
+ * of version 2 (no link) as failures at any link; both are written back as
+ * v3 at the next write. Whatever cannot be read (a missing,
  * unreadable, oversized file, one of an unknown version, a bad line) is
  * logged and skipped, and gone after the next write: the store only ever
  * makes a start better. Writes
@@ -40,6 +44,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linkguard/link.h>
 #include <linkguard/mode.h>
 
 /* The file is read whole; past this it is not ours, or not sane. */
@@ -48,9 +53,10 @@
 /* A mode that failed is tried again at the latest on this start after. */
 #define STORE_RETRY_WITHIN 4
 
-/* What the store knows of one mode of one monitor on one connector. */
+/* What the store knows of one mode of one monitor on one connector, at a link. */
 struct store_entry {
 	struct lg_mode mode;
+	struct lg_link_params link; // where it failed; zero: not known, any link
 	uint32_t failed_starts; // starts in a row at which the mode failed
 	int64_t last_failed; // seconds since the epoch
 	uint32_t skipped_starts; // starts that skipped it since
@@ -63,12 +69,15 @@ struct store_entries {
 
 void store_entries_init(struct store_entries *entries);
 void store_entries_finish(struct store_entries *entries);
-/* The entry of mode (lg_mode_equal), or NULL. */
+/* The entry of mode (lg_mode_equal) at link, or NULL; a NULL link: at any. */
 struct store_entry *store_entries_find(const struct store_entries *entries,
-	const struct lg_mode *mode);
-/* The entry of mode, added with no failure yet if missing; NULL out of memory. */
+	const struct lg_mode *mode, const struct lg_link_params *link);
+/*
+ * The entry of mode at link (zero: not known), added with no failure yet
+ * if missing; NULL out of memory.
+ */
 struct store_entry *store_entries_get(struct store_entries *entries,
-	const struct lg_mode *mode);
+	const struct lg_mode *mode, const struct lg_link_params *link);
 void store_entries_remove(struct store_entries *entries, struct store_entry *entry);
 
 /* A start: whether it skips entry's mode (then counted as skipped). */

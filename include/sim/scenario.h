@@ -20,6 +20,19 @@
  *   <time> flap   <conn> <count> <interval>       count glitches, apart
  *   <time> swap   <conn> <sink>                   unplug + plug another sink
  *   <time> reject <conn> on|off                   the kernel refuses any mode
+ *   <time> replug <conn> [stored]                 the same sink again; with
+ *                                                 stored, into a compositor
+ *                                                 that starts it at the mode
+ *                                                 it stored (sway)
+ *   <time> retry  <conn>                          a client asks for the
+ *                                                 requested mode
+ *   <time> commit-fails <conn>                    the next commit fails after
+ *                                                 its test passed
+ *   <time> vt-switch <conn>                       the session leaves, the link
+ *                                                 glitches, the session is back
+ *   <time> mode   <conn> <n>                      the user sets the sink's
+ *                                                 n-th mode (from 0, modulo
+ *                                                 the list's length)
  *   <time> end                                    scenario_done fires here
  *
  * Times count from when the scenario is loaded and never decrease from line
@@ -31,7 +44,10 @@
  * then trains the maximum link and lowers it in bandwidth order (see
  * sim/i915.h); a swap keeps the port's source limit and MST flag. A
  * connector must be plugged on an earlier line before any other verb names
- * it. A file with any error is rejected whole: "file:line: reason" is
+ * it. The virtual-clock replay of tests/test_convergence.c runs every verb;
+ * the sim on the headless stack has no client, compositor or session of
+ * its own and skips retry, commit-fails, vt-switch and mode with a log
+ * line. A file with any error is rejected whole: "file:line: reason" is
  * logged and nothing of it is scheduled.
  */
 
@@ -53,6 +69,11 @@ enum sim_verb {
 	SIM_REJECT,
 	SIM_DARK,
 	SIM_ERRORS,
+	SIM_REPLUG,
+	SIM_CLIENT_RETRY,
+	SIM_COMMIT_FAILS,
+	SIM_VT_SWITCH,
+	SIM_MODE,
 	SIM_END,
 };
 
@@ -63,9 +84,9 @@ struct sim_step {
 	const struct sim_sink *sink; // plug, swap
 	// plug: source limit; cable: cable limit; dark: rate (0: once)
 	struct lg_link_params params;
-	uint32_t count; // errors: per lane and minute
+	uint32_t count; // errors: per lane and minute; mode: index into the sink's
 	bool mst; // plug: the sink is behind an MST branch
-	bool on; // reject
+	bool on; // reject; replug: at the stored mode
 	size_t seq; // order in the file
 };
 

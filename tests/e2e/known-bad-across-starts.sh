@@ -44,8 +44,9 @@ stop_compositor() {
 
 # What the store holds for DP-1's 4K60 monitor: "FAILED LAST SKIPPED", or
 # nothing.
+# What the store holds for 4K60 at HBR2 x4, the link it failed at.
 entry() {
-	sed -n 's|^DP-1 4k60 3840x2160@60000/533250 ||p' "$store"
+	sed -n 's|^DP-1 4k60 3840x2160@60000/533250 5400x4 ||p' "$store"
 }
 
 # linkctl_check PYTHON: runs linkctl --json until DP-1 satisfies the
@@ -131,6 +132,6 @@ linkctl_check "c[\"state\"] == \"good\" and c[\"current_mode\"] == $uhd60 and c[
 wait_for_log 'DP-1: the link held 3840x2160@60\.000: no longer skipped' 10
 stop_compositor
 [ -z "$(entry)" ] || fail "the store still holds 4K60 after it held: $(cat "$store")"
-[ "$(cat "$store")" = '# linkguard known-bad modes v2' ] ||
+[ "$(cat "$store")" = '# linkguard known-bad modes v3' ] ||
 	fail "the store holds more than its header: $(cat "$store")"
 ok "start $n: 4K60 tried again, the link held it, the store forgot it"

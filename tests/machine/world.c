@@ -75,6 +75,8 @@ static void mark_fault(struct world *w) {
 	w->modesets_after_fault = 0;
 	// Failed already: its backoff tries again, whatever came.
 	w->failed_after_fault = w->driver.machine.state == LG_LINK_FAILED;
+	w->backoff_tried = false;
+	w->fault_in_feed = true;
 }
 
 /* P2: linkguard's modesets in any window of the budget; P7 after the last fault. */
@@ -123,9 +125,67 @@ static void note_unheld(struct world *w, uint32_t clock_khz) {
 	}
 }
 
+/*
+ * The link configuration i915 trains mode at now, by the oracle, as rate
+ * and lanes in one number (not their product: HBR x4 is no HBR2 x2); 0: none.
+ */
+static uint64_t oracle_link(const struct world *w, const struct lg_mode *mode) {
+	struct lg_link_params link;
+	const struct sim_sink *sink = w->link.sink;
+	if (sink == NULL || !oracle_train_link(mode, sink->max_bpc, &w->link.max, &link)) {
+		return 0;
+	}
+	return (uint64_t)link.rate_mbps << 8 | link.lanes;
+}
+
+/* P4 evidence: mode failed at link, the world saw it. */
+static void note_failed(struct world *w, const struct lg_mode *mode, uint64_t link) {
+	for (uint32_t i = 0; i < w->n_failed; i++) {
+		if (lg_mode_equal(&w->failed[i].mode, mode) && w->failed[i].link == link) {
+			return;
+		}
+	}
+	w->failed[w->failed_head] = (struct world_failure){ *mode, link };
+	w->failed_head = (w->failed_head + 1) % WORLD_MAX_FAILED;
+	if (w->n_failed < WORLD_MAX_FAILED) {
+		w->n_failed++;
+	}
+}
+
+/* Whether the world saw mode fail at the link it would train at now. */
+static bool failed_here(const struct world *w, const struct lg_mode *mode) {
+	uint64_t link = oracle_link(w, mode);
+	for (uint32_t i = 0; i < w->n_failed; i++) {
+		if (lg_mode_equal(&w->failed[i].mode, mode) && w->failed[i].link == link) {
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The running mode held at its link: its failures there are past. */
+static void forget_failed(struct world *w, const struct lg_mode *mode, uint64_t link) {
+	for (uint32_t i = 0; i < w->n_failed; i++) {
+		if (lg_mode_equal(&w->failed[i].mode, mode) && w->failed[i].link == link) {
+			w->failed[i].link = UINT64_MAX; // a link no mode trains at
+		}
+	}
+}
+
+/* The kernel's answer to a training, with the link it tried before lowering. */
+static void trained(struct world *w, const struct lg_mode *mode, uint64_t link,
+		enum sim_train_result result) {
+	if (result == SIM_LOWERED || result == SIM_REJECTED) {
+		note_failed(w, mode, link);
+	}
+}
+
 /* What the kernel does after a modeset trained the link. */
 static void train(struct world *w, const struct lg_mode *mode) {
-	switch (sim_link_train(&w->link, mode)) {
+	uint64_t link = oracle_link(w, mode);
+	enum sim_train_result result = sim_link_train(&w->link, mode);
+	trained(w, mode, link, result);
+	switch (result) {
 	case SIM_TRAINED:
 		// Trained, yet the sink does not hold it: the evidence the
 		// machine may step down from (P4).
@@ -151,10 +211,13 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	record_modeset(w);
 	// P8: on a link quiet for a flap window, never a mode the policy
 	// ranks below the one that runs: GOOD, trained and held by the sink
-	// (a backoff that answers an old BAD at last is no step down).
+	// (a backoff that answers an old BAD at last is no step down), known
+	// bad last, as for P4: away from a mode the world saw fail at its
+	// link is no step down.
 	bool quiet = w->now - w->last_fault_at > w->config.flap_window_ms &&
 		w->link.status == LG_LINK_STATUS_GOOD && sim_link_sink_locked(&w->link);
 	if (quiet && w->has_current && w->enabled && w->has_requested &&
+			(!failed_here(w, &w->current) || failed_here(w, mode)) &&
 			oracle_better(w->oracle_policy, &w->current, mode, &w->requested)) {
 		violate(w, "P8 no step down on a quiet link", "stepped down on a quiet link");
 	}
@@ -163,6 +226,7 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	}
 	if (w->fail_next_commit || !w->connected) {
 		w->fail_next_commit = false;
+		note_failed(w, mode, oracle_link(w, mode));
 		mark_fault(w); // the monitor did not take it: counts from here
 		return traced(w, "commit", mode, false);
 	}
@@ -230,6 +294,11 @@ static void check_report(struct world *w, const struct lg_action *action) {
 	case LG_ACTION_FAILED:
 		w->failures++;
 		w->failed_after_fault = true;
+		// A plan of its own timer (a backoff, a gate, a step up) failed
+		// with nothing new from outside, not even a commit that failed:
+		// the backoff has had its chance.
+		w->backoff_tried = w->backoff_tried ||
+			(w->feeding == LG_MACHINE_TIMER && !w->fault_in_feed);
 		if (action->failure == LG_FAILURE_NO_MODES && w->modes.len > 0) {
 			violate(w, "P5 truthful reports", "'no mode' with modes listed");
 		}
@@ -344,6 +413,35 @@ static void watch_sink(struct world *w) {
 	}
 }
 
+/*
+ * As src/known_bad.c: a mode that failed runs, GOOD, good or degraded:
+ * once it has held for the settle time it is no longer skipped.
+ */
+static void watch_hold(struct world *w) {
+	enum lg_link_state state = w->driver.machine.state;
+	bool running = w->has_current && w->enabled &&
+		w->link.status == LG_LINK_STATUS_GOOD &&
+		(state == LG_LINK_GOOD || state == LG_LINK_DEGRADED) &&
+		(lg_mode_list_find(&w->known_bad, &w->current) >= 0 ||
+		failed_here(w, &w->current));
+	if (running && w->hold_at != WORLD_NEVER && lg_mode_equal(&w->holding, &w->current)) {
+		return; // still waiting
+	}
+	w->hold_at = WORLD_NEVER;
+	if (running) {
+		w->holding = w->current;
+		w->hold_at = w->now + w->config.settle_ms;
+	}
+}
+
+static void held(struct world *w) {
+	ssize_t i = lg_mode_list_find(&w->known_bad, &w->holding);
+	if (i >= 0) {
+		w->known_bad.modes[i] = w->known_bad.modes[--w->known_bad.len];
+	}
+	forget_failed(w, &w->holding, oracle_link(w, &w->holding));
+}
+
 static void feed(struct world *w, enum lg_machine_event_type type) {
 	if (w->trace) {
 		fprintf(stderr, "%8llu event %s\n", (unsigned long long)w->now,
@@ -353,8 +451,11 @@ static void feed(struct world *w, enum lg_machine_event_type type) {
 	if (type != LG_MACHINE_TIMER) {
 		mark_fault(w);
 	}
+	w->feeding = type;
+	w->fault_in_feed = false;
 	lg_driver_feed(&w->driver, type);
 	watch_sink(w);
+	watch_hold(w);
 }
 
 void world_init(struct world *w, const char *sink) {
@@ -364,6 +465,7 @@ void world_init(struct world *w, const char *sink) {
 		.kernel_retry_at = WORLD_NEVER,
 		.sink_at = WORLD_NEVER,
 		.health_at = WORLD_NEVER,
+		.hold_at = WORLD_NEVER,
 		.link = { .name = "DP-1" },
 	};
 	lg_machine_config_defaults(&w->config);
@@ -402,8 +504,10 @@ static void hotplug(struct world *w) {
 			w->link.status != LG_LINK_STATUS_BAD) {
 		return;
 	}
-	// P3 evidence: a BAD at a link the kernel did not lower.
-	if (w->link.trained && w->has_current) {
+	// P3 evidence: a BAD at a link the kernel did not lower, at a mode
+	// it still takes.
+	if (w->link.trained && w->has_current &&
+			sim_link_mode_valid(&w->link, &w->current)) {
 		w->glitch_at[w->glitches++ % 16] = w->now;
 	}
 	feed(w, LG_MACHINE_LINK_BAD);
@@ -416,7 +520,11 @@ void world_glitch(struct world *w) {
 }
 
 void world_set_cable(struct world *w, const struct lg_link_params *cable) {
+	uint64_t link = w->has_current ? oracle_link(w, &w->current) : 0;
 	enum sim_train_result result = sim_link_set_cable(&w->link, cable);
+	if (w->has_current) {
+		trained(w, &w->current, link, result);
+	}
 	if (result == SIM_RETRY) {
 		w->kernel_retry_at = w->now + 1;
 	} else if (result == SIM_LOWERED) {
@@ -467,6 +575,8 @@ void world_unplug(struct world *w) {
 	w->unheld_khz = 0;
 	lg_mode_list_clear(&w->modes);
 	lg_mode_list_clear(&w->known_bad);
+	w->n_failed = 0; // as known_bad_forget(): a replug tries every mode
+	w->failed_head = 0;
 	feed(w, LG_MACHINE_UNPLUG);
 	w->has_output = false;
 	w->enabled = false;
@@ -591,6 +701,7 @@ void world_disable(struct world *w) {
 static uint64_t next_due(const struct world *w) {
 	const uint64_t at[] = {
 		w->timer_at, w->hotplug_at, w->kernel_retry_at, w->sink_at, w->health_at,
+		w->hold_at,
 	};
 	uint64_t due = WORLD_NEVER;
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
@@ -605,7 +716,11 @@ static uint64_t next_due(const struct world *w) {
 static void run_due(struct world *w) {
 	if (w->kernel_retry_at <= w->now) {
 		w->kernel_retry_at = WORLD_NEVER;
+		uint64_t link = w->has_current ? oracle_link(w, &w->current) : 0;
 		enum sim_train_result result = sim_link_retry(&w->link);
+		if (w->has_current) {
+			trained(w, &w->current, link, result);
+		}
 		if (result == SIM_LOWERED) {
 			w->hotplug_at = w->now + 1;
 		}
@@ -620,6 +735,11 @@ static void run_due(struct world *w) {
 	if (w->timer_at <= w->now) {
 		w->timer_at = WORLD_NEVER;
 		feed(w, LG_MACHINE_TIMER);
+		return;
+	}
+	if (w->hold_at <= w->now) {
+		w->hold_at = WORLD_NEVER;
+		held(w);
 		return;
 	}
 	if (w->sink_at <= w->now) {
@@ -678,6 +798,15 @@ bool world_idle(const struct world *w) {
 	return next_due(w) == WORLD_NEVER;
 }
 
+bool world_mode_fits(const struct world *w) {
+	struct lg_mode_list list;
+	lg_mode_list_init(&list);
+	sim_link_probe(&w->link, &list);
+	bool fits = passes(w, &list, NULL) && holds_one(w, &list);
+	lg_mode_list_finish(&list);
+	return fits;
+}
+
 void world_check_now(struct world *w) {
 	// P1: connected, driven, the session ours, a mode that passes its
 	// test, yet dark (disabled or BAD) with nothing scheduled.
@@ -696,13 +825,20 @@ void world_check_now(struct world *w) {
 			w->config.recover) {
 		violate(w, "P1 never dark", "dark with a mode that fits and nothing scheduled");
 	}
+	// P1: failed, while the kernel takes a mode the sink holds, once its
+	// backoff has tried again with nothing new from outside.
+	if (w->driver.machine.state == LG_LINK_FAILED && w->backoff_tried &&
+			w->connected && w->has_output && !w->session_away &&
+			world_mode_fits(w) && !w->link.retrain_disabled && w->config.recover) {
+		violate(w, "P1 never dark", "failed while a mode fits, after its backoff");
+	}
 	// P3: BADs at a link the kernel did not lower, flap_count within the
-	// window, are answered by flapping.
+	// window (the specification's count), are answered by flapping.
 	uint32_t n = w->glitches < 16 ? w->glitches : 16, recent = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		recent += w->now - w->glitch_at[i] <= w->config.flap_window_ms;
 	}
-	if (recent > w->config.flap_count + 1 &&
+	if (recent >= w->config.flap_count &&
 			w->driver.machine.state != LG_LINK_FLAPPING) {
 		violate(w, "P3 flapping answered", "glitches within the window not answered");
 	}
@@ -716,14 +852,11 @@ void world_check_now(struct world *w) {
 		struct lg_mode_list expected, skipped;
 		lg_mode_list_init(&expected);
 		oracle_list(sink, &w->link.max, &expected);
-		// A known-bad mode that runs and holds is not held against itself.
 		lg_mode_list_init(&skipped);
-		lg_mode_list_copy(&skipped, &w->known_bad);
-		ssize_t running = lg_mode_list_find(&skipped, &w->current);
-		if (running >= 0) {
-			skipped.modes[running] = skipped.modes[--skipped.len];
-		}
-		// Nor what the sink cannot hold or sees errors at, nor what needs
+		// Known bad: what the world saw fail at the link it would train
+		// at now, never what the machine says it remembers; a mode that
+		// runs and holds is not held against itself. Nor what the sink
+		// cannot hold or sees errors at, nor what needs
 		// as much as a mode it did not hold when trained (the machine steps
 		// down from those until a replug or retry): the link's truth and
 		// the world's evidence, not the machine's own ceiling. A sink that
@@ -733,7 +866,7 @@ void world_check_now(struct world *w) {
 			bool fine = holds(w, mode) &&
 				(!w->config.link_errors_step_down || clean(w, mode)) &&
 				(w->unheld_khz == 0 || mode->clock_khz < w->unheld_khz);
-			if (!fine &&
+			if ((!fine || failed_here(w, mode)) &&
 					!lg_mode_equal(&list.modes[i], &w->current)) {
 				lg_mode_list_append(&skipped, &list.modes[i]);
 			}

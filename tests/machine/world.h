@@ -29,6 +29,14 @@
  * return to the best mode, and one more if that fails).
  */
 #define WORLD_MODESETS_AFTER_FAULT 2
+/* Modes the world saw fail, each at the link it failed at (ring). */
+#define WORLD_MAX_FAILED 32
+
+/* A mode that failed to train, or whose commit failed, at a link (rate x lanes). */
+struct world_failure {
+	struct lg_mode mode;
+	uint64_t link; // 0: the oracle knows of no link that carries it
+};
 
 struct world {
 	struct lg_machine_config config;
@@ -58,10 +66,17 @@ struct world {
 	uint64_t kernel_retry_at; // i915's retry at the same parameters
 	uint64_t sink_at; // the sink monitor's report of a dark link
 	uint64_t health_at; // the sink monitor's error verdict
+	// src/known_bad.c: a known-bad mode that runs and holds this long is
+	// no longer skipped
+	uint64_t hold_at;
+	struct lg_mode holding;
 	bool link_errors; // the last verdict: symbol errors above the threshold
 	struct lg_mode verdict_mode; // the mode the last verdict was reached at
 
 	// evidence for the checks
+	// P4: what failed where; a mode is known bad only at the link it failed at
+	struct world_failure failed[WORLD_MAX_FAILED];
+	uint32_t n_failed, failed_head;
 	uint64_t modeset_at[WORLD_MAX_COMMITS]; // ring of linkguard's modesets
 	uint32_t modesets, modeset_head, max_in_window;
 	bool committed_in_run; // a commit succeeded in the current driver run
@@ -81,6 +96,11 @@ struct world {
 	uint64_t last_fault_at, last_change_at;
 	uint32_t modesets_after_fault;
 	bool failed_after_fault; // or failed then: the backoff, not P4's bound, applies
+	// P1: failed again at a timer of its own since the last fault: its
+	// backoff has had its chance
+	bool backoff_tried;
+	enum lg_machine_event_type feeding; // the event the machine is given
+	bool fault_in_feed; // and something from outside came meanwhile
 	bool trace; // every event and action on stderr
 	const char *violation;
 	char detail[160];
@@ -127,6 +147,8 @@ void world_settle(struct world *w, uint64_t max_ms);
 
 /* The standing checks (P1 never dark, P4 best mode when idle). */
 void world_check_now(struct world *w);
+/* The kernel takes a mode that the sink holds. */
+bool world_mode_fits(const struct world *w);
 bool world_idle(const struct world *w);
 
 #endif

@@ -308,7 +308,7 @@ assert c["skipped_modes"] == [], c["skipped_modes"]
 PY
 	ok "linkctl retry tried the skipped mode; it held and is no longer skipped"
 	stop_host
-	[ "$(cat "$XDG_STATE_HOME/linkguard/known-bad")" = '# linkguard known-bad modes v2' ] ||
+	[ "$(cat "$XDG_STATE_HOME/linkguard/known-bad")" = '# linkguard known-bad modes v3' ] ||
 		fail "the store still lists: $(cat "$XDG_STATE_HOME/linkguard/known-bad")"
 	ok "the store forgot it"
 }

@@ -627,7 +627,7 @@ static const char *stored_uhd60(const char *dir, char *buf, size_t size) {
 	struct store_entries stored;
 	store_entries_init(&stored);
 	check(store_load(dir, "DP-1", "4k60", &stored));
-	const struct store_entry *e = store_entries_find(&stored, &uhd60);
+	const struct store_entry *e = store_entries_find(&stored, &uhd60, NULL);
 	if (e == NULL) {
 		snprintf(buf, size, "none");
 	} else {
@@ -745,6 +745,49 @@ static void test_known_bad_mode_avoided_after_restart(void) {
 	rmdir(dir);
 }
 
+/* Good at 4K60 on the dock's two HBR3 lanes, and idle. */
+static bool uhd60_on_hbr3x2(void *data) {
+	struct harness_connector *hc = data;
+	const struct lg_connector *conn = hc->conn;
+	return at_rest_in(hc, GOOD) && harness_mode_is(&conn->current, 3840, 2160, 60) &&
+		conn->link_params.lanes == 2 && conn->link_params.rate_mbps == 8100;
+}
+
+/*
+ * 4K60 failed at HBR2 x4 at two starts: the next start skips it there,
+ * not at HBR3 x2, where the kernel trains it behind a dock's two lanes
+ * (i915 lowers HBR2 x4 -> HBR x4 -> RBR x4 -> HBR3 x2): tried, it holds.
+ */
+static void test_known_bad_after_restart_tried_at_another_link(void) {
+	char dir[] = "/tmp/lg-state-XXXXXX";
+	check(mkdtemp(dir) != NULL);
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	options.state_dir = dir;
+	char buf[32];
+	for (int start = 1; start <= 2; start++) {
+		struct harness h;
+		check(harness_init(&h, &options));
+		check(harness_run(&h, "0 plug DP-1 4k60\n0 cable DP-1 hbr\n", 0));
+		check(rest_dp1(&h, degraded_and_idle) != NULL);
+		harness_finish(&h);
+	}
+	check(strcmp(stored_uhd60(dir, buf, sizeof(buf)), "2/0") == 0);
+
+	struct harness h;
+	check(harness_init(&h, &options));
+	check(harness_run(&h, "0 plug DP-1 4k60\n500ms cable DP-1 hbr3 lanes=2\n", 0));
+	struct harness_connector *hc = rest_dp1(&h, uhd60_on_hbr3x2);
+	check(hc != NULL && uhd60_on_hbr3x2(hc));
+	harness_finish(&h);
+
+	char path[64];
+	snprintf(path, sizeof(path), "%s/known-bad", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained_when_it_still_fits);
 	run_test(test_single_failure_falls_back_to_same_size);
@@ -767,5 +810,6 @@ int main(void) {
 	run_test(test_commit_failing_after_test_takes_next_candidate);
 	run_test(test_known_bad_mode_held_at_next_start_is_forgotten);
 	run_test(test_known_bad_mode_avoided_after_restart);
+	run_test(test_known_bad_after_restart_tried_at_another_link);
 	return test_result();
 }
