@@ -14,9 +14,10 @@ set -u
 
 # labwc needs what the guest's read-only root lacks: a writable /tmp for
 # Xwayland's sockets and a /dev/shm for its keymap. The layer mounts them in
-# a mount namespace of its own.
+# a mount namespace of its own. The guest's mounts are private already (no
+# systemd makes them shared), and a chroot's / is no mount to change.
 if [ -z "${LG_WLROOTS_NS:-}" ]; then
-	LG_WLROOTS_NS=1 exec unshare --mount --propagation private sh "$0" "$@"
+	LG_WLROOTS_NS=1 exec unshare --mount --propagation unchanged sh "$0" "$@"
 fi
 
 status_tool=$1 build=$2
