@@ -27,22 +27,10 @@ case $series in
 *) echo "FAIL: no series for wlroots $1"; exit 1 ;;
 esac
 
-# Shared by the legs of a build root, plain and sanitized; in the build
-# directory where /var/cache is not ours.
-cache=/var/cache/linkguard/contrib-wlroots
-if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
-	cache=$build/contrib-wlroots/cache
-fi
-
-start=$(date +%s)
-status=0
-out=$("$here/build.sh" "$version" "$cache") || status=$?
-if [ $status -eq 77 ]; then
-	echo "SKIP: no vendor directory with the wlroots $version tarball (see stderr)"
-	exit 77
-fi
-[ $status -eq 0 ] || { echo "FAIL: building the patched wlroots $version failed"; exit 1; }
-echo "wlroots $version with contrib/wlroots/$series built in $(($(date +%s) - start)) s: $out"
+. "$here/../test-lib.sh"
+contrib_build "wlroots $version with contrib/wlroots/$series" \
+	"$here/build.sh" "$version" "$(contrib_cache contrib-wlroots)"
+out=$built
 mkdir -p "$build/contrib-wlroots"
 ln -sfn "$out/build" "$build/contrib-wlroots/lib"
 lib=$out/build/libwlroots-$series.so
