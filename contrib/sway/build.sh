@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds sway from its release tarball (found and checksum-verified by
-# scripts/vendor) with linkguard built in: contrib/sway/SERIES/0001-linkguard.patch,
+# Builds sway from its release tarball (scripts/build-vendored) with
+# linkguard built in: contrib/sway/SERIES/0001-linkguard.patch,
 # compiled against a linkguard build directory (its uninstalled pkg-config
 # file). Without a linkguard build directory it builds sway as released:
 # the unmodified sway of the wlroots 0.19 leg, which Debian does not
@@ -28,58 +28,33 @@ linkguard=${3:+$(realpath "$3")}
 here=$(cd "$(dirname "$0")" && pwd)
 series=$(echo "$version" | cut -d. -f1,2)
 
-status=0
-vendored=$("$here/../../scripts/vendor" "sway-$version.tar.xz") || status=$?
-[ $status -eq 0 ] || exit $status
-sum=${vendored%% *}
-tarball=${vendored#* }
-
 patch=
-key=$sum
+key=
 if [ -n "$linkguard" ]; then
 	patch=$here/$series/0001-linkguard.patch
 	[ -f "$patch" ] || { echo "build.sh: no patch for sway $series ($patch)" >&2; exit 1; }
 	export PKG_CONFIG_PATH="$linkguard/meson-uninstalled${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 	srcdir=$(pkg-config --variable=srcdir linkguard) ||
 		{ echo "build.sh: $linkguard is not a linkguard build directory" >&2; exit 1; }
-	key="$key $(sha256sum "$patch" | cut -d' ' -f1) $(pkg-config --modversion linkguard)
+	key="$(pkg-config --modversion linkguard)
 $(cat "$srcdir"/include/linkguard/*.h)"
 fi
-out=$cache/sway-$version-$(printf '%s\n' "$key" | sha256sum | cut -c1-12)
 
-mkdir -p "$cache"
-# Another leg, or another checkout's run, may be building it right now.
-exec 9>"$out.lock"
-flock 9
-if [ ! -f "$out/done" ]; then
-	rm -rf "$out"
-	mkdir -p "$out/src"
-	tar -xJf "$tarball" -C "$out/src" --strip-components=1
-	if [ -n "$patch" ]; then
-		patch -d "$out/src" -p1 --quiet <"$patch" ||
-			{ echo "build.sh: $patch does not apply to sway $version" >&2; exit 1; }
-	fi
-	# Only what sway needs to run headless under the tests. Warnings
-	# are not errors: a newer compiler must not fail sway's own code. A
-	# sanitized liblinkguard leaves the sanitizer runtimes' symbols to
-	# the process (-Db_lundef=false): sway is not instrumented, whoever
-	# runs it with that library preloads the runtimes.
-	set -- -Dwerror=false -Dman-pages=disabled -Dtray=disabled \
-		-Dgdk-pixbuf=disabled -Dswaybar=false -Dswaynag=false \
-		-Ddefault-wallpaper=false -Dzsh-completions=false \
-		-Dbash-completions=false -Dfish-completions=false \
-		-Dc_link_args=-Wl,--allow-shlib-undefined
-	[ -z "$patch" ] || set -- "$@" -Dlinkguard=enabled
-	{
-		meson setup "$out/build" "$out/src" "$@" &&
-			ninja -j2 -C "$out/build"
-	} >"$out/build.log" 2>&1 || { tail -n 50 "$out/build.log" >&2; exit 1; }
-fi
-touch "$out/done"
-
-# Builds unused for a day (other headers, another patch) go, unless in use.
-find "$cache" -maxdepth 2 -path "$cache/sway-*/done" -mtime +0 | while read -r stamp; do
-	old=${stamp%/done}
-	flock -n "$old.lock" rm -rf "$old" || true
-done
+# Only what sway needs to run headless under the tests. Warnings are not
+# errors: a newer compiler must not fail sway's own code. A sanitized
+# liblinkguard leaves the sanitizer runtimes' symbols to the process
+# (-Db_lundef=false): sway is not instrumented, whoever runs it with that
+# library preloads the runtimes.
+set -- -Dwerror=false -Dman-pages=disabled -Dtray=disabled \
+	-Dgdk-pixbuf=disabled -Dswaybar=false -Dswaynag=false \
+	-Ddefault-wallpaper=false -Dzsh-completions=false \
+	-Dbash-completions=false -Dfish-completions=false \
+	-Dc_link_args=-Wl,--allow-shlib-undefined
+[ -z "$patch" ] || set -- "$@" -Dlinkguard=enabled
+status=0
+# $patch: no word when there is none.
+# shellcheck disable=SC2086
+out=$("$here/../../scripts/build-vendored" "sway-$version.tar.xz" "$cache" "$key" \
+	$patch -- "$@") || status=$?
+[ $status -eq 0 ] || exit $status
 echo "$out/build/sway/sway"

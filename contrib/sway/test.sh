@@ -26,22 +26,10 @@ libwlroots-0.20) version=1.12 ;;
 *) echo "FAIL: no sway release for linkguard's wlroots '$wlroots'"; exit 1 ;;
 esac
 
-# Shared by the legs of a build root, plain and sanitized (build.sh keys
-# it); in the build directory where /var/cache is not ours.
-cache=/var/cache/linkguard/contrib-sway
-if ! mkdir -p "$cache" 2>/dev/null || [ ! -w "$cache" ]; then
-	cache=$build/contrib-sway
-fi
-
-start=$(date +%s)
-status=0
-sway=$("$here/build.sh" "$version" "$cache" "$build") || status=$?
-if [ $status -eq 77 ]; then
-	echo "SKIP: no vendor directory with the sway $version tarball (see stderr)"
-	exit 77
-fi
-[ $status -eq 0 ] || { echo "FAIL: building sway $version with linkguard failed"; exit 1; }
-echo "sway $version with linkguard built in $(($(date +%s) - start)) s: $sway"
+. "$here/../test-lib.sh"
+contrib_build "sway $version with linkguard" \
+	"$here/build.sh" "$version" "$(contrib_cache contrib-sway)" "$build"
+sway=$built
 mkdir -p "$build/contrib-sway"
 ln -sfn "$sway" "$build/contrib-sway/sway"
 

@@ -9,7 +9,7 @@
 # testing's, with wlroots 0.20 and sway 1.12; the programs built there), on
 # this kernel, its modules and this root's udevd.
 # LG_KERNEL_LAYERS (from run.sh): the layers to run, of "vblank kms dpcd
-# compositor sway" (all when unset), or "hang": every CPU spins with
+# compositor sway wlroots" (all when unset), or "hang": every CPU spins with
 # interrupts off, for the host's watchdog to explain (hang.sh).
 # LG_KERNEL_REPEAT (from run.sh): the compositor and sway layers run that
 # many times (a stress mode), stopping at the first failure; after the
@@ -96,7 +96,7 @@ if [ -n "$userland" ]; then
 	echo "userland: $(. "$userland/etc/os-release" && echo "$PRETTY_NAME"), $userland"
 fi
 
-layers=${LG_KERNEL_LAYERS:-vblank kms dpcd compositor sway}
+layers=${LG_KERNEL_LAYERS:-vblank kms dpcd compositor sway wlroots}
 runs() {
 	case " $layers " in
 	*" $1 "*) return 0 ;;
@@ -204,8 +204,13 @@ if runs sway; then
 	repeat layer 450 $IN_USERLAND sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
 	phase sway
 fi
+if runs wlroots; then
+	echo "== 7. Debian's compositors on wlroots with contrib/wlroots' series"
+	repeat layer 600 $IN_USERLAND sh "$here/wlroots.sh" "$4" "$8" || status=1
+	phase wlroots
+fi
 case " $layers " in
-*" compositor "* | *" sway "*) sh "$here/table.sh" "$LG_KERNEL_RESULTS" || status=1 ;;
+*" compositor "* | *" sway "* | *" wlroots "*) sh "$here/table.sh" "$LG_KERNEL_RESULTS" || status=1 ;;
 esac
 # The console is quiet: warnings only reach the kernel's log.
 if dmesg | grep -E -A20 '(WARNING|BUG|Oops):|INFO: task .* blocked'; then

@@ -1,0 +1,45 @@
+#!/bin/sh
+# Builds wlroots from its release tarball (scripts/build-vendored) with the
+# series of its minor version applied: contrib/wlroots/SERIES/0*.patch, the
+# cover letter left out. The library has the soname of Debian's
+# (libwlroots-SERIES.so) and the features Debian's compositors link
+# against, so that they run on it through LD_LIBRARY_PATH.
+#
+#   build.sh VERSION CACHE_DIR
+#
+# VERSION is 0.18.2, 0.19.3 or 0.20.2; SERIES is its major.minor. Prints
+# the build's directory: the library is build/libwlroots-SERIES.so, the
+# patched source src/. Exits 77 when there is no vendor directory: the
+# caller says so, it does not pass.
+set -eu
+
+usage="usage: $0 VERSION CACHE_DIR"
+version=${1:?$usage}
+cache=${2:?$usage}
+here=$(cd "$(dirname "$0")" && pwd)
+series=$(echo "$version" | cut -d. -f1,2)
+
+[ -d "$here/$series" ] || { echo "build.sh: no series for wlroots $series" >&2; exit 1; }
+set --
+for patch in "$here/$series"/0*.patch; do
+	case $patch in */0000-cover-letter.patch) continue ;; esac
+	set -- "$@" "$patch"
+done
+[ $# -gt 0 ] || { echo "build.sh: no patches in $here/$series" >&2; exit 1; }
+
+# Debian's backends and Xwayland (its compositors link against them);
+# optimized like Debian's package. Without glslang no Vulkan renderer,
+# which none of them links against. Warnings are not errors: a newer
+# compiler must not fail wlroots' own code.
+status=0
+out=$("$here/../../scripts/build-vendored" "wlroots-$version.tar.xz" "$cache" "" \
+	"$@" -- --buildtype=debugoptimized -Dwerror=false -Dexamples=false \
+	-Dbackends=drm,libinput,x11 -Dxwayland=enabled -Drenderers=gles2) ||
+	status=$?
+[ $status -eq 0 ] || exit $status
+
+lib=$out/build/libwlroots-$series.so
+soname=$(objdump -p "$lib" | sed -n 's/^ *SONAME *//p')
+[ "$soname" = "libwlroots-$series.so" ] ||
+	{ echo "build.sh: $lib has soname '$soname', Debian's is libwlroots-$series.so" >&2; exit 1; }
+echo "$out"

@@ -1,0 +1,71 @@
+#!/bin/sh
+# The patched wlroots of the leg's wlroots minor version (build.sh), and
+# what can be checked of it without a kernel:
+# - the choice of mode after a link failure, pick_fallback_mode() of the
+#   patched tree: test_fallback_mode.c compiled against the patched headers
+#   and linked with the object the patched library was built from;
+# - the root's compositors on that wlroots find every wlroots symbol they
+#   use in the patched library, so that they run on it.
+#
+#   test.sh WLROOTS_VERSION LINKGUARD_BUILD_DIR
+#
+# Skips (77), saying why, only when there is no vendor directory. Leaves
+# the patched library's directory as the symlink
+# LINKGUARD_BUILD_DIR/contrib-wlroots/lib, where the real-kernel harness
+# (tests/kernel/wlroots.sh) finds it.
+set -eu
+
+usage="usage: $0 WLROOTS_VERSION LINKGUARD_BUILD_DIR"
+[ $# -eq 2 ] || { echo "$usage" >&2; exit 1; }
+build=$(realpath "$2")
+here=$(cd "$(dirname "$0")" && pwd)
+series=$(echo "$1" | cut -d. -f1,2)
+case $series in
+0.18) version=0.18.2 ;;
+0.19) version=0.19.3 ;;
+0.20) version=0.20.2 ;;
+*) echo "FAIL: no series for wlroots $1"; exit 1 ;;
+esac
+
+. "$here/../test-lib.sh"
+contrib_build "wlroots $version with contrib/wlroots/$series" \
+	"$here/build.sh" "$version" "$(contrib_cache contrib-wlroots)"
+out=$built
+mkdir -p "$build/contrib-wlroots"
+ln -sfn "$out/build" "$build/contrib-wlroots/lib"
+lib=$out/build/libwlroots-$series.so
+
+# The patched function, from the object the library was built from.
+objects=$(find "$out/build/libwlroots-$series.so.p" -name '*backend_drm_util.c.o' \
+	-o -name '*backend_drm_pnpids.c.o')
+[ "$(echo "$objects" | wc -l)" = 2 ] ||
+	{ echo "FAIL: no objects of backend/drm/util.c and pnpids.c in $out/build"; exit 1; }
+nm "$out/build/libwlroots-$series.so.p/backend_drm_util.c.o" | grep -q ' T pick_fallback_mode$' ||
+	{ echo "FAIL: the patched util.c defines no pick_fallback_mode"; exit 1; }
+test=$build/contrib-wlroots/test_fallback_mode
+# shellcheck disable=SC2046,SC2086
+cc -std=c11 -Wall -Wextra -Werror -DWLR_USE_UNSTABLE \
+	-I"$out/src/include" -I"$out/build/include" \
+	$(pkg-config --cflags wayland-server pixman-1 libdrm) \
+	-o "$test" "$here/test_fallback_mode.c" $objects \
+	-L"$out/build" -lwlroots-$series \
+	$(pkg-config --libs wayland-server libdrm libdisplay-info) -lm ||
+	{ echo "FAIL: test_fallback_mode.c does not build against the patched tree"; exit 1; }
+LD_LIBRARY_PATH=$out/build "$test" || { echo "FAIL: pick_fallback_mode"; exit 1; }
+
+# Every wlroots symbol the compositors use, exported by the patched library.
+exported=$build/contrib-wlroots/exported
+nm -D --defined-only "$lib" | awk '{ print $3 }' | sort >"$exported"
+[ -s "$exported" ] || { echo "FAIL: $lib exports nothing"; exit 1; }
+checked=
+for compositor in sway labwc cage; do
+	binary=$(command -v "$compositor") || continue
+	ldd "$binary" | grep -q "libwlroots-$series\.so " || continue
+	used=$(nm -D --undefined-only "$binary" | awk '$2 ~ /^_?wlr_/ { print $2 }' | sort)
+	missing=$(echo "$used" | comm -23 - "$exported" | tr '\n' ' ')
+	[ -z "$missing" ] ||
+		{ echo "FAIL: $binary needs what the patched wlroots lacks: $missing"; exit 1; }
+	echo "ok: $binary finds its $(echo "$used" | wc -l) wlroots symbols in the patched library"
+	checked="$checked $compositor"
+done
+[ -n "$checked" ] || echo "note: no compositor in this root runs on wlroots $series"

@@ -1,0 +1,147 @@
+#!/bin/sh
+# Layer 7 of the real-kernel harness, in the guest: Debian's compositors as
+# packaged, sway, labwc and cage, on wlroots with contrib/wlroots' series
+# (the library the test contrib-wlroots built, through LD_LIBRARY_PATH), on
+# wlroots' DRM backend (pixman, a seat from seatd), through the failures
+# the other compositors go through (kms.sh), without linkguard.
+#
+#   wlroots.sh STATUS BUILD
+#
+# The library is where contrib/wlroots/test.sh leaves it in BUILD, the
+# linkguard build directory (meson test contrib-wlroots builds it, before
+# the kernel suite); without it the layer is skipped, saying so.
+set -u
+
+# labwc needs what the guest's read-only root lacks: a writable /tmp for
+# Xwayland's sockets and a /dev/shm for its keymap. The layer mounts them in
+# a mount namespace of its own. The guest's mounts are private already (no
+# systemd makes them shared), and a chroot's / is no mount to change.
+if [ -z "${LG_WLROOTS_NS:-}" ]; then
+	LG_WLROOTS_NS=1 exec unshare --mount --propagation unchanged sh "$0" "$@"
+fi
+
+status_tool=$1 build=$2
+lib=$build/contrib-wlroots/lib
+LG_LOG_NAME=compositor LG_LOG_LINES=60
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/kms.sh"
+export WLR_BACKENDS=drm LIBSEAT_BACKEND=seatd
+
+if [ ! -d "$lib" ]; then
+	echo "skip (wlroots): Debian's compositors on the patched wlroots: not built at $lib (meson test contrib-wlroots builds it)"
+	exit 0
+fi
+case $(realpath "$0") in
+/tmp/*)
+	echo "skip (wlroots): Debian's compositors on the patched wlroots: the checkout is under /tmp, which the layer mounts over"
+	exit 0
+	;;
+esac
+lib=$(realpath "$lib")
+config=$(dirname "$0")/../preload/sway.config
+mount -t tmpfs -o mode=1777 tmpfs /tmp || fail "cannot mount a tmpfs on /tmp"
+mkdir -p /dev/shm
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm || fail "cannot mount a tmpfs on /dev/shm"
+seatd -g root >"$dir/seatd.log" 2>&1 &
+seatd_pid=$!
+trap 'kill $seatd_pid 2>/dev/null; lg_cleanup' EXIT
+
+# The series keeps the output and recovers as linkguard does (kms.sh's
+# RECOVERS=1: one modeset, link-status Good, the same wl_output, the
+# policy's pick from the pruned list); that the compositor heard the
+# failure shows in the kernel, where its modeset sets link-status Good
+# again (cage logs nothing of wlroots').
+reactions() {
+	echo 0
+}
+
+wait_for_reaction() {
+	tries=300
+	while [ "$(kernel 2)" != good ]; do
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "$variant: link-status still Bad 30 s after the failure"
+		sleep 0.1
+	done
+}
+
+# start NAME: the compositor on the patched wlroots, then the requested
+# 4096x2160@60 through wlr-output-management, as a user's tool would.
+start() {
+	: >"$log"
+	case $1 in
+	sway) LD_LIBRARY_PATH=$lib sway -V -c "$config" >"$log" 2>&1 & ;;
+	labwc) LD_LIBRARY_PATH=$lib labwc -V >"$log" 2>&1 & ;;
+	cage) LD_LIBRARY_PATH=$lib cage -- sleep 3600 >"$log" 2>&1 & ;;
+	esac
+	pid=$!
+	echo "$pid" >"$dir/compositor.pid"
+	wait_for_socket
+	wait_for_kernel_mode '[0-9]+x[0-9]+@[0-9]+' 60
+	loaded=$(sed -n 's/.* \(\/.*libwlroots-[0-9.]*\.so\)$/\1/p' "/proc/$pid/maps" | sort -u)
+	[ "$loaded" = "$lib/$(basename "$loaded")" ] ||
+		fail "$1 runs $loaded, not the patched wlroots of $lib"
+	timeout 10 wlr-randr --output "$name" --mode 4096x2160@60Hz ||
+		fail "wlr-randr could not set 4096x2160@60 in $1"
+	wait_for_kernel_mode '4096x2160@60[0-9]*' 30
+}
+
+# cage exits with its application, and waits for it when told to exit: its
+# children go first.
+stop() {
+	for status_file in /proc/[0-9]*/status; do
+		if grep -q "^PPid:[[:space:]]*$pid\$" "$status_file" 2>/dev/null; then
+			child=${status_file#/proc/}
+			kill "${child%/status}" 2>/dev/null
+		fi
+	done
+	kill "$pid" 2>/dev/null
+	wait "$pid"
+	pid=
+	rm -f "$dir/compositor.pid"
+	grep -E 'Bad link|Retraining|no longer available|fallback mode' "$log" |
+		sed 's/^/    log: /'
+	rm -f "$dir"/wayland-*
+}
+
+# run_compositor NAME VARIANT: the failures on one compositor. The replug
+# is a new output, whose mode the compositor picks as for any monitor: the
+# series changes nothing there (kms.sh asserts the requested mode back only
+# of linkguard, RECOVERS=1).
+run_compositor() {
+	trigger cap "$conn" 0
+	start "$1"
+	failures_begin "$2" 1
+	fail_lowered "lowered to 300 MHz, mode pruned" 300000
+	fail_lowered "lowered again to 150 MHz (cascade)" 150000
+	fail_unplugged "unplugged during recovery"
+	recovers=0
+	fail_replugged "replugged, cap lifted"
+	recovers=1
+	fail_lowered "link fails, the mode still fits" 0
+	failures_end
+	stop
+}
+
+# One compositor's failure leaves the others to run; one it left is killed.
+status=0
+series=$(basename "$(ls "$lib"/libwlroots-*.so)" .so | sed 's/^lib//')
+for compositor in sway labwc cage; do
+	if ! command -v "$compositor" >/dev/null 2>&1; then
+		echo "note: $compositor is not installed in this root"
+		continue
+	fi
+	case $compositor in
+	cage) flag=-v ;;
+	*) flag=--version ;;
+	esac
+	version=$("$compositor" $flag 2>&1 |
+		sed -n 's/.*[Vv]ersion \([0-9.]*\).*/\1/p; s/^labwc \([0-9.]*\).*/\1/p')
+	(run_compositor "$compositor" "$compositor $version + $series patch") || status=1
+	if [ -s "$dir/compositor.pid" ]; then
+		kill -KILL "$(cat "$dir/compositor.pid")" 2>/dev/null
+		rm -f "$dir/compositor.pid"
+	fi
+	rm -f "$dir"/wayland-* "$dir"/sway-ipc.*.sock
+done
+trigger cap "$conn" 0
+exit $status
