@@ -277,7 +277,7 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	conn->output_destroy.notify = handle_output_destroy;
 	wl_signal_add(&output->events.destroy, &conn->output_destroy);
 	connector_probe(conn);
-	sink_read(conn);
+	sink_hotplug(conn);
 	connector_configure(conn, connector_identity(conn)); // the monitor is known now
 	known_bad_load(conn);
 	recovery_feed(conn, LG_MACHINE_OUTPUT_NEW);

@@ -18,13 +18,10 @@ static bool link_bad(struct lg_connector *conn) {
 		return false;
 	}
 	enum lg_link_status status = conn->impl->get_link_status(conn);
-	// The kernel trained the link before it sent the uevent.
-	bool changed = sink_read(conn);
+	// No AUX while a BAD is answered: the sink is read once it settled.
+	sink_hotplug(conn);
 	if (status != conn->link_status) {
 		conn->link_status = status;
-		changed = true;
-	}
-	if (changed) {
 		connector_changed(conn);
 	}
 	if (status == LG_LINK_STATUS_GOOD) {

@@ -157,7 +157,12 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 }
 
 static int handle_timer(void *data) {
-	recovery_feed(data, LG_MACHINE_TIMER);
+	struct lg_connector *conn = data;
+	// A commit held: what the sink trained goes with it (incident, link).
+	if (conn->recovery->driver.machine.timer == MACHINE_TIMER_SETTLE) {
+		sink_settled(conn);
+	}
+	recovery_feed(conn, LG_MACHINE_TIMER);
 	return 0;
 }
 
@@ -345,6 +350,10 @@ const struct lg_history *connector_history(const struct lg_connector *conn) {
 
 struct lg_driver *recovery_driver(struct lg_connector *conn) {
 	return &conn->recovery->driver;
+}
+
+bool recovery_answering(const struct lg_connector *conn) {
+	return conn->recovery->driver.machine.bad_pending;
 }
 
 bool recovery_idle(const struct lg_connector *conn) {

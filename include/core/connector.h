@@ -12,14 +12,17 @@ void connector_changed(struct lg_connector *conn);
 /* Reads link-status and link parameters (no probe). */
 void connector_read_link(struct lg_connector *conn);
 /*
- * sink.c: reads the sink's DPCD status, when the backend can; whether a
- * field a client sees changed.
+ * sink.c: reads the sink's DPCD status, when the backend can, once the
+ * link settled after a hotplug or a modeset, and then polls it.
  */
-bool sink_read(struct lg_connector *conn);
 bool sink_create(struct lg_connector *conn);
 void sink_destroy(struct lg_connector *conn);
+/* A hotplug event: read once the link settled. */
+void sink_hotplug(struct lg_connector *conn);
 /* A modeset (or a disable) was committed: read again once it settled. */
 void sink_modeset(struct lg_connector *conn);
+/* The link held for settle_ms: read it now, unless read since the change. */
+void sink_settled(struct lg_connector *conn);
 /* The output or the sink is gone: no reads, nothing known. */
 void sink_stop(struct lg_connector *conn);
 /* Forced probe through the backend into conn->modes. */
@@ -44,6 +47,8 @@ void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type);
 struct lg_driver *recovery_driver(struct lg_connector *conn);
 /* The answer to a commit the driver deferred (several connectors at once). */
 void recovery_committed(struct lg_connector *conn, bool ok);
+/* A BAD that no commit has answered yet. */
+bool recovery_answering(const struct lg_connector *conn);
 /* No timer armed: nothing pending for this connector. */
 bool recovery_idle(const struct lg_connector *conn);
 /* A state that enables output at mode; false if the backend can't set it. */
