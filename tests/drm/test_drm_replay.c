@@ -397,6 +397,40 @@ static void watch(const char *text, enum lg_log_importance importance) {
 	lg_log_init(LG_DEBUG, watch_log);
 }
 
+/*
+ * A retry once linkguard's modeset budget is spent cannot commit: it says
+ * so at once, without a forced probe or a test (the bench's recoveries
+ * counted the probe of that retry as a recovery's second).
+ */
+static void test_retry_over_budget_probes_nothing(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 1;
+	options.flap_count = 0; // every BAD is answered
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct lg_connector *conn = conn_of(&f, 42);
+	enum lg_retry_result result = LG_RETRY_COMMITTED;
+	int probes = 0, tests = 0;
+	// Each round is two modesets: the fallback and the retry's.
+	for (int round = 0; round < 12 && result == LG_RETRY_COMMITTED; round++) {
+		replay_lower_link(rc, 540000);
+		replay_uevent(&f.replay, 42);
+		harness_dispatch_for(&f.h, 20); // the settle timer
+		rc->link_khz = UINT32_MAX;
+		probes = rc->forced_probes;
+		tests = rc->mode_tests;
+		result = lg_connector_retry(conn);
+		harness_dispatch_for(&f.h, 20);
+	}
+	check_int_eq(result, LG_RETRY_UNAVAILABLE);
+	check_int_eq(rc->forced_probes, probes);
+	check_int_eq(rc->mode_tests, tests);
+	replay_bed_finish(&f);
+}
+
 struct reads_awaited {
 	const struct replay_connector *rc;
 	int reads;
@@ -654,6 +688,7 @@ int main(void) {
 	run_test(test_session_inactive);
 	run_test(test_recreate_gets_recommendation);
 	run_test(test_fallback_through_request_state);
+	run_test(test_retry_over_budget_probes_nothing);
 	run_test(test_dpcd_gives_the_trained_link);
 	run_test(test_dpcd_not_readable_said_once);
 	run_test(test_dpcd_missing_device);
