@@ -17,7 +17,10 @@ static bool link_bad(struct lg_connector *conn) {
 		lg_conn_log(conn, LG_DEBUG, "hotplug ignored: no output");
 		return false;
 	}
+	connector_trace(conn, "hotplug", NULL);
 	enum lg_link_status status = conn->impl->get_link_status(conn);
+	connector_trace(conn, status == LG_LINK_STATUS_GOOD ?
+		"link-status read: good" : "link-status read: bad", NULL);
 	// No AUX while a BAD is answered: the sink is read once it settled.
 	sink_hotplug(conn);
 	if (status != conn->link_status) {

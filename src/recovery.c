@@ -62,6 +62,7 @@ static bool recovery_probe(void *data, bool *changed) {
 	lg_mode_list_init(&before);
 	bool copied = lg_mode_list_copy(&before, &conn->modes);
 	bool ok = connector_probe(conn);
+	connector_trace(conn, "forced probe done", NULL);
 	*changed = !copied || !lg_mode_list_equal(&before, &conn->modes);
 	lg_mode_list_finish(&before);
 	if (ok) {
@@ -72,8 +73,7 @@ static bool recovery_probe(void *data, bool *changed) {
 }
 
 /* What the kernel's atomic check says of mode on the link as it is now. */
-static bool recovery_test(void *data, const struct lg_mode *mode) {
-	struct lg_connector *conn = data;
+static bool test_mode(struct lg_connector *conn, const struct lg_mode *mode) {
 	if (conn->impl->check_mode != NULL && !conn->impl->check_mode(conn, mode)) {
 		return false;
 	}
@@ -83,6 +83,14 @@ static bool recovery_test(void *data, const struct lg_mode *mode) {
 	}
 	bool ok = wlr_output_test_state(conn->output, &state);
 	wlr_output_state_finish(&state);
+	return ok;
+}
+
+static bool recovery_test(void *data, const struct lg_mode *mode) {
+	struct lg_connector *conn = data;
+	connector_trace(conn, "test", mode);
+	bool ok = test_mode(conn, mode);
+	connector_trace(conn, ok ? "test passed" : "test failed", NULL);
 	return ok;
 }
 
@@ -153,7 +161,10 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 			"would retrain nothing; its CRTC goes off first", buf);
 		blank(conn);
 	}
-	return recovery_commit_mode(conn, &action->mode);
+	connector_trace(conn, "commit", &action->mode);
+	bool ok = recovery_commit_mode(conn, &action->mode);
+	connector_trace(conn, "commit returned", NULL);
+	return ok;
 }
 
 static int handle_timer(void *data) {

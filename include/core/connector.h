@@ -7,6 +7,12 @@
 
 struct lg_driver;
 
+/*
+ * A step of a recovery at debug, with CLOCK_MONOTONIC's time (the clock of
+ * the kernel's own timestamps): where the time to picture goes.
+ */
+void connector_trace(struct lg_connector *conn, const char *step,
+	const struct lg_mode *mode);
 /* Emits state_change after a field a client can see has changed. */
 void connector_changed(struct lg_connector *conn);
 /* Reads link-status and link parameters (no probe). */
