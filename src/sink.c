@@ -231,7 +231,7 @@ static void arm(struct lg_connector *conn, uint32_t ms) {
 	}
 }
 
-static void poll(struct lg_connector *conn) {
+static void poll_sink(struct lg_connector *conn) {
 	struct lg_sink *sink = conn->sink;
 	// A verdict or an unlock may lead to a modeset: it arms the timer at
 	// its settle time, and what was read concerns the link before it.
@@ -253,12 +253,18 @@ static int handle_timer(void *data) {
 	if (!output_enabled(conn) || conn->committing) {
 		return 0;
 	}
-	if (recovery_answering(conn)) {
-		// Its commit trains the link: read once that settled.
+	/*
+	 * A BAD is answered by a commit that trains the link: read once that
+	 * settled. The kernel sets link-status BAD before it sends the uevent,
+	 * so a property read (no AUX) also catches a BAD whose uevent is
+	 * still on its way to us.
+	 */
+	if (recovery_answering(conn) ||
+			conn->impl->get_link_status(conn) != LG_LINK_STATUS_GOOD) {
 		arm(conn, poll_interval(conn, lg_now_ms()));
 		return 0;
 	}
-	poll(conn);
+	poll_sink(conn);
 	return 0;
 }
 
@@ -282,7 +288,7 @@ void sink_modeset(struct lg_connector *conn) {
 void sink_settled(struct lg_connector *conn) {
 	if (conn->impl->get_sink_status != NULL && !conn->sink->settled &&
 			output_enabled(conn) && !conn->committing) {
-		poll(conn);
+		poll_sink(conn);
 	}
 }
 

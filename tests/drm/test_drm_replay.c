@@ -590,6 +590,27 @@ static void test_dpcd_reply_ends(void) {
 }
 
 /*
+ * The kernel set link-status BAD; its uevent has not reached us yet: no
+ * poll reads the sink meanwhile (the commit that answers it trains).
+ */
+static void test_no_read_before_a_bad_is_heard(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 50;
+	options.sink_poll_ms = 50;
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	await_reads(&f, rc, 3);
+	rc->link_status = LG_LINK_STATUS_BAD;
+	int reads = rc->aux_reads;
+	harness_dispatch_for(&f.h, 300);
+	check_int_eq(rc->aux_reads, reads);
+	replay_bed_finish(&f);
+}
+
+/*
  * The sink is read every sink_poll_ms for 12 polls after a change, then
  * every 6; a failing read waits twice as long each time. Upper bounds
  * only: a loaded machine runs the timers late, never early.
@@ -696,6 +717,7 @@ int main(void) {
 	run_test(test_dpcd_short_read);
 	run_test(test_dpcd_malformed);
 	run_test(test_dpcd_reply_ends);
+	run_test(test_no_read_before_a_bad_is_heard);
 	run_test(test_quiet_link_polled_less);
 	run_test(test_failing_reads_back_off);
 	run_test(test_dark_link_retrained);
