@@ -44,7 +44,9 @@ static double spurious_events(struct replay_bed *bed, uint32_t conn_id, int coun
 
 /*
  * One connector's link fails, 720p is pruned, linkguard falls back to
- * 640x480; a retry (not timed) brings 720p back for the next round.
+ * 640x480; a retry (not timed) brings 720p back for the next round. Two
+ * modesets a round: linkguard's budget (12 in 10 s) ends the rounds after
+ * six, when the retry is refused; the figures are those of the rounds done.
  */
 static double recoveries(struct replay_bed *bed, int count, double *probes) {
 	struct replay_connector *rc = &bed->replay.conns[0];

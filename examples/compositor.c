@@ -7,7 +7,7 @@
  * xdg-shell windows, keyboards, and linkguard's reports. linkguard itself is
  * a handful of lines, each marked "linkguard:".
  *
- *   linkguard-example [-v] [-s CMD] [--allow-retry] [--no-recover]
+ *   linkguard-example [-v] [-t] [-s CMD] [--allow-retry] [--no-recover]
  *                     [--KEY VALUE]... [--sim SCENARIO [--exit-after-scenario]]
  *
  * Every key of linkguard(5) is an option (--policy refresh-first,
@@ -676,8 +676,17 @@ static void handle_linkguard_failed(struct wl_listener *listener, void *data) {
  */
 
 /* linkguard's messages go through wlr_log: one format, one clock. */
+/* -t: linkguard's debug lines at wlroots' info, marked; wlroots' own quiet. */
+static bool linkguard_traced = false;
+
 static void handle_linkguard_log(enum lg_log_importance importance,
 		const char *fmt, va_list args) {
+	if (importance == LG_DEBUG && linkguard_traced) {
+		char line[512];
+		vsnprintf(line, sizeof(line), fmt, args);
+		wlr_log(WLR_INFO, "(debug) %s", line);
+		return;
+	}
 	enum wlr_log_importance verbosity = WLR_DEBUG;
 	if (importance == LG_ERROR) {
 		verbosity = WLR_ERROR;
@@ -929,10 +938,12 @@ static void server_finish(struct example_server *server) {
 }
 
 static const char usage[] =
-	"usage: %s [-v] [-s CMD] [--allow-retry] [--no-recover] [--KEY VALUE]...\n"
+	"usage: %s [-v] [-t] [-s CMD] [--allow-retry] [--no-recover] [--KEY VALUE]...\n"
 	"          [--sim SCENARIO [--exit-after-scenario]]\n"
 	"  -s CMD                 run CMD with WAYLAND_DISPLAY set\n"
 	"  -v                     debug logging\n"
+	"  -t                     linkguard's debug lines only, marked (debug):\n"
+	"                         its recoveries traced step by step\n"
 	"  --allow-retry          let unsandboxed clients retry links\n"
 	"  --no-recover           watch and report only: bad links are left to\n"
 	"                         wlroots, as without linkguard (--recover off)\n"
@@ -1018,7 +1029,7 @@ int main(int argc, char *argv[]) {
 	bool verbose = false, exit_after_scenario = false, bad_usage = false;
 	int c;
 	while (!bad_usage &&
-			(c = getopt_long(argc, argv, "s:vh", long_options, NULL)) != -1) {
+			(c = getopt_long(argc, argv, "s:vth", long_options, NULL)) != -1) {
 		char *setting = NULL;
 		switch (c) {
 		case 's':
@@ -1026,6 +1037,9 @@ int main(int argc, char *argv[]) {
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 't':
+			linkguard_traced = true;
 			break;
 		case OPT_SIM:
 			scenario = optarg;
@@ -1069,7 +1083,8 @@ int main(int argc, char *argv[]) {
 
 	wlr_log_init(verbose ? WLR_DEBUG : WLR_INFO, NULL);
 	/* linkguard: its log follows ours. */
-	lg_log_init(verbose ? LG_DEBUG : LG_INFO, handle_linkguard_log);
+	lg_log_init(verbose || linkguard_traced ? LG_DEBUG : LG_INFO,
+		handle_linkguard_log);
 
 	if (scenario != NULL) {
 		/* The simulated link lives on the headless backend, which then

@@ -27,7 +27,7 @@ struct lg_connector *lg_connector_create(struct lg_manager *manager,
 	conn->options = calloc(1, sizeof(*conn->options));
 	conn->device = device;
 	// The backend has not set conn->data yet: no monitor to ask about.
-	if (conn->name == NULL || conn->options == NULL || !recovery_create(conn) ||
+	if (conn->name == NULL || conn->options == NULL || !recovery_create(conn, sink_settled) ||
 			!connector_configure(conn, NULL) || !sink_create(conn)) {
 		lg_log(LG_ERROR, "%s: allocation failed", name);
 		recovery_destroy(conn);
@@ -246,7 +246,7 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	conn->output_destroy.notify = handle_output_destroy;
 	wl_signal_add(&output->events.destroy, &conn->output_destroy);
 	connector_probe(conn);
-	sink_read(conn);
+	sink_hotplug(conn);
 	connector_configure(conn, connector_identity(conn)); // the monitor is known now
 	known_bad_load(conn);
 	recovery_feed(conn, LG_MACHINE_OUTPUT_NEW);

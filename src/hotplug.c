@@ -9,6 +9,7 @@
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <core/backend.h>
+#include <core/clock.h>
 #include <core/driver.h>
 #include <core/recovery.h>
 #include <core/sink.h>
@@ -19,14 +20,14 @@ static bool link_bad(struct lg_connector *conn) {
 		lg_conn_log(conn, LG_DEBUG, "hotplug ignored: no output");
 		return false;
 	}
+	connector_trace(conn, "hotplug", NULL);
 	enum lg_link_status status = conn->impl->get_link_status(conn);
-	// The kernel trained the link before it sent the uevent.
-	bool changed = sink_read(conn);
+	connector_trace(conn, status == LG_LINK_STATUS_GOOD ?
+		"link-status read: good" : "link-status read: bad", NULL);
+	// No AUX while a BAD is answered: the sink is read once it settled.
+	sink_hotplug(conn);
 	if (status != conn->link_status) {
 		conn->link_status = status;
-		changed = true;
-	}
-	if (changed) {
 		connector_changed(conn);
 	}
 	if (status == LG_LINK_STATUS_GOOD) {

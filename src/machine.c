@@ -988,8 +988,11 @@ static void drop_incident(struct lg_machine *m, struct lg_actions *out) {
 static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
 	// A retry waits for the link to settle; one of its own is under way.
+	// With the budget spent (P2) it could not commit: nothing is probed
+	// or tested for it.
 	if (!can_act(m, facts) || facts->requested == NULL ||
-			m->state == LG_LINK_BAD || m->timer == MACHINE_TIMER_SETTLE) {
+			m->state == LG_LINK_BAD || m->timer == MACHINE_TIMER_SETTLE ||
+			budget_wait(m, facts->now_ms) > 0) {
 		emit(out, LG_ACTION_RETRY_RESULT)->retry = LG_RETRY_UNAVAILABLE;
 		return;
 	}

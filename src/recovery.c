@@ -21,6 +21,8 @@ struct lg_recovery {
 	struct lg_machine_config config;
 	struct wl_event_source *timer;
 	struct lg_incidents incidents;
+	// Reads what the sink trained: sink.c's, which calls down into this file.
+	void (*settled)(struct lg_connector *conn);
 	// The answers of synchronous feeds.
 	enum lg_retry_result retry;
 	bool has_recommend;
@@ -77,6 +79,7 @@ static bool recovery_probe(void *data, bool *changed) {
 	lg_mode_list_init(&before);
 	bool copied = lg_mode_list_copy(&before, &conn->modes);
 	bool ok = connector_probe(conn);
+	connector_trace(conn, "forced probe done", NULL);
 	*changed = !copied || !lg_mode_list_equal(&before, &conn->modes);
 	lg_mode_list_finish(&before);
 	if (ok) {
@@ -87,8 +90,7 @@ static bool recovery_probe(void *data, bool *changed) {
 }
 
 /* What the kernel's atomic check says of mode on the link as it is now. */
-static bool recovery_test(void *data, const struct lg_mode *mode) {
-	struct lg_connector *conn = data;
+static bool test_mode(struct lg_connector *conn, const struct lg_mode *mode) {
 	if (conn->impl->check_mode != NULL && !conn->impl->check_mode(conn, mode)) {
 		return false;
 	}
@@ -98,6 +100,14 @@ static bool recovery_test(void *data, const struct lg_mode *mode) {
 	}
 	bool ok = wlr_output_test_state(conn->output, &state);
 	wlr_output_state_finish(&state);
+	return ok;
+}
+
+static bool recovery_test(void *data, const struct lg_mode *mode) {
+	struct lg_connector *conn = data;
+	connector_trace(conn, "test", mode);
+	bool ok = test_mode(conn, mode);
+	connector_trace(conn, ok ? "test passed" : "test failed", NULL);
 	return ok;
 }
 
@@ -168,11 +178,19 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 			"would retrain nothing; its CRTC goes off first", buf);
 		blank(conn);
 	}
-	return recovery_commit_mode(conn, &action->mode);
+	connector_trace(conn, "commit", &action->mode);
+	bool ok = recovery_commit_mode(conn, &action->mode);
+	connector_trace(conn, "commit returned", NULL);
+	return ok;
 }
 
 static int handle_timer(void *data) {
-	recovery_feed(data, LG_MACHINE_TIMER);
+	struct lg_connector *conn = data;
+	// A commit held: what the sink trained goes with it (incident, link).
+	if (conn->recovery->driver.machine.timer == MACHINE_TIMER_SETTLE) {
+		conn->recovery->settled(conn);
+	}
+	recovery_feed(conn, LG_MACHINE_TIMER);
 	return 0;
 }
 
@@ -317,11 +335,13 @@ static const struct lg_driver_impl recovery_impl = {
 	.act = recovery_act,
 };
 
-bool recovery_create(struct lg_connector *conn) {
+bool recovery_create(struct lg_connector *conn,
+		void (*settled)(struct lg_connector *conn)) {
 	struct lg_recovery *recovery = calloc(1, sizeof(*recovery));
 	if (recovery == NULL) {
 		return false;
 	}
+	recovery->settled = settled;
 	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
 	incidents_init(&recovery->incidents, conn, &recovery->driver);
 	conn->recovery = recovery;
@@ -385,6 +405,10 @@ const struct lg_history *connector_history(const struct lg_connector *conn) {
 
 struct lg_driver *recovery_driver(struct lg_connector *conn) {
 	return &conn->recovery->driver;
+}
+
+bool recovery_answering(const struct lg_connector *conn) {
+	return conn->recovery->driver.machine.bad_pending;
 }
 
 bool recovery_idle(const struct lg_connector *conn) {

@@ -3,12 +3,17 @@
  * it: the trained link for drivers that report none, lanes that lost lock
  * with link-status GOOD (a dark link no driver reported), and symbol errors.
  *
- * Reads happen on every hotplug event of the connector, settle_ms after
- * every modeset (linkguard's or the compositor's: the kernel trained the
- * link inside that blocking commit), and every sink_poll_ms while the
- * output is enabled: one read is three AUX transactions (six on kernels
- * before 6.17, which probe first), so the default 5 s is 36 (72) a minute.
- * Never from inside a commit or a probe: only from the event loop.
+ * The sink is read once the link settled: settle_ms after every hotplug
+ * event and every modeset (linkguard's or the compositor's: the kernel
+ * trains the link inside that blocking commit), never between a BAD and
+ * the commit that answers it, never from inside a commit or a probe. AUX
+ * traffic while the source trains the link is what makes some docks fail
+ * their training. Then every sink_poll_ms for the first minute after a
+ * change, and every IDLE_POLLS x sink_poll_ms on a link that has been
+ * quiet since. One read is three AUX transactions (six on kernels before
+ * 6.17, which probe first): by default 36 (72) a minute after a change,
+ * 6 (12) at rest. A read that fails (a sink that does not answer AUX costs
+ * the kernel's timeout) doubles the wait before the next.
  */
 #include <stdlib.h>
 #include <wlr/types/wlr_output.h>
@@ -21,6 +26,14 @@
 #include <core/sink.h>
 
 #define ERRORS_WINDOW_MS 60000
+/*
+ * For WATCHFUL_POLLS x sink_poll_ms after a change (a minute by default),
+ * the link is read every sink_poll_ms; then every IDLE_POLLS x. Failed
+ * reads wait twice as long each time, up to MAX_POLLS x.
+ */
+#define WATCHFUL_POLLS 12
+#define IDLE_POLLS 6
+#define MAX_POLLS 60
 
 struct lg_sink {
 	struct lg_connector *conn;
@@ -32,6 +45,9 @@ struct lg_sink {
 	bool verdict_sent;
 	struct lg_mode verdict_mode; // the mode the last verdict was reached at
 	uint32_t modesets; // counted, to see one happen during a read
+	uint64_t changed_ms; // the last hotplug or modeset
+	bool settled; // read since then
+	uint32_t failed_reads; // in a row
 };
 
 static bool same_params(const struct lg_link_params *a,
@@ -128,12 +144,13 @@ static void count_errors(struct lg_connector *conn, uint64_t now) {
 	recovery_feed(conn, LG_MACHINE_LINK_HEALTH);
 }
 
-bool sink_read(struct lg_connector *conn) {
-	if (conn->impl->get_sink_status == NULL) {
-		return false;
-	}
+/* Whether a field a client sees changed. */
+static bool sink_read(struct lg_connector *conn) {
+	struct lg_sink *sink = conn->sink;
 	struct lg_sink_status status;
 	bool read = conn->connected && conn->impl->get_sink_status(conn, &status);
+	sink->settled = true;
+	sink->failed_reads = read ? 0 : sink->failed_reads + 1;
 	bool changed = read != conn->has_sink_status ||
 		(read && !same_status(&status, &conn->sink_status));
 	conn->has_sink_status = read;
@@ -169,13 +186,26 @@ static bool dark(const struct lg_connector *conn) {
 		!lg_sink_status_locked(&conn->sink_status);
 }
 
+/* The wait before the next poll: longer on a quiet link, or a failing read. */
+static uint32_t poll_interval(const struct lg_connector *conn, uint64_t now) {
+	const struct lg_sink *sink = conn->sink;
+	uint64_t poll_ms = conn->options->sink_poll_ms;
+	uint64_t polls = now - sink->changed_ms < WATCHFUL_POLLS * poll_ms ? 1 : IDLE_POLLS;
+	if (sink->failed_reads > 0) {
+		polls = IDLE_POLLS << (sink->failed_reads < 4 ? sink->failed_reads - 1 : 3);
+		polls = polls < MAX_POLLS ? polls : MAX_POLLS;
+	}
+	uint64_t ms = polls * poll_ms;
+	return ms < INT32_MAX ? (uint32_t)ms : INT32_MAX;
+}
+
 /* Lanes unlocked at two reads sink_settle_ms apart: the machine hears of it. */
 static uint32_t watch_lock(struct lg_connector *conn, uint64_t now) {
 	struct lg_sink *sink = conn->sink;
 	const struct lg_options *options = conn->options;
 	if (!dark(conn)) {
 		sink->unlocked_since_ms = 0;
-		return options->sink_poll_ms;
+		return poll_interval(conn, now);
 	}
 	if (sink->unlocked_since_ms == 0) {
 		sink->unlocked_since_ms = now;
@@ -195,7 +225,7 @@ static uint32_t watch_lock(struct lg_connector *conn, uint64_t now) {
 	incidents->unlocked = true;
 	recovery_feed(conn, LG_MACHINE_SINK_UNLOCKED);
 	incidents->unlocked = false;
-	return options->sink_poll_ms;
+	return poll_interval(conn, now);
 }
 
 static void arm(struct lg_connector *conn, uint32_t ms) {
@@ -205,12 +235,8 @@ static void arm(struct lg_connector *conn, uint32_t ms) {
 	}
 }
 
-static int handle_timer(void *data) {
-	struct lg_connector *conn = data;
+static void poll_sink(struct lg_connector *conn) {
 	struct lg_sink *sink = conn->sink;
-	if (!output_enabled(conn) || conn->committing) {
-		return 0;
-	}
 	// A verdict or an unlock may lead to a modeset: it arms the timer at
 	// its settle time, and what was read concerns the link before it.
 	uint32_t modesets = sink->modesets;
@@ -224,7 +250,34 @@ static int handle_timer(void *data) {
 	if (sink->modesets == modesets && output_enabled(conn)) {
 		arm(conn, next);
 	}
+}
+
+static int handle_timer(void *data) {
+	struct lg_connector *conn = data;
+	if (!output_enabled(conn) || conn->committing) {
+		return 0;
+	}
+	/*
+	 * A BAD is answered by a commit that trains the link: read once that
+	 * settled. The kernel sets link-status BAD before it sends the uevent,
+	 * so a property read (no AUX) also catches a BAD whose uevent is
+	 * still on its way to us.
+	 */
+	if (recovery_answering(conn) ||
+			conn->impl->get_link_status(conn) != LG_LINK_STATUS_GOOD) {
+		arm(conn, poll_interval(conn, lg_now_ms()));
+		return 0;
+	}
+	poll_sink(conn);
 	return 0;
+}
+
+void sink_hotplug(struct lg_connector *conn) {
+	struct lg_sink *sink = conn->sink;
+	sink->changed_ms = lg_now_ms();
+	sink->settled = false;
+	// The link is read again once the kernel had settle_ms to train it.
+	arm(conn, output_enabled(conn) ? conn->options->settle_ms : 0);
 }
 
 void sink_modeset(struct lg_connector *conn) {
@@ -233,8 +286,14 @@ void sink_modeset(struct lg_connector *conn) {
 	sink->discard_errors = true;
 	sink->window_start_ms = 0;
 	sink->unlocked_since_ms = 0;
-	// The link is read again once the kernel had settle_ms to train it.
-	arm(conn, output_enabled(conn) ? conn->options->settle_ms : 0);
+	sink_hotplug(conn);
+}
+
+void sink_settled(struct lg_connector *conn) {
+	if (conn->impl->get_sink_status != NULL && !conn->sink->settled &&
+			output_enabled(conn) && !conn->committing) {
+		poll_sink(conn);
+	}
 }
 
 void sink_stop(struct lg_connector *conn) {
@@ -243,6 +302,7 @@ void sink_stop(struct lg_connector *conn) {
 	sink->unlocked_since_ms = 0;
 	sink->window_start_ms = 0;
 	sink->verdict_sent = false;
+	sink->failed_reads = 0;
 	conn->has_sink_status = false;
 	conn->has_error_rates = false;
 	conn->link_errors = false;
@@ -262,7 +322,7 @@ bool sink_create(struct lg_connector *conn) {
 		handle_timer, conn);
 	if (sink->timer == NULL) {
 		lg_conn_log(conn, LG_ERROR, "failed to create a timer: the sink is "
-			"read on hotplug events only");
+			"read only when a recovery commit held");
 	}
 	return true;
 }

@@ -12,7 +12,12 @@ struct lg_history;
 struct lg_incidents;
 struct wlr_output_state;
 
-bool recovery_create(struct lg_connector *conn);
+/*
+ * settled: called when a commit held for settle_ms, before the machine hears
+ * of it, so that what the sink trained goes with it (sink_settled()).
+ */
+bool recovery_create(struct lg_connector *conn,
+	void (*settled)(struct lg_connector *conn));
 /* The machine takes conn->options from its next event on. */
 void recovery_configure(struct lg_connector *conn);
 void recovery_destroy(struct lg_connector *conn);
@@ -21,6 +26,8 @@ void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type);
 struct lg_driver *recovery_driver(struct lg_connector *conn);
 /* The answer to a commit the driver deferred (several connectors at once). */
 void recovery_committed(struct lg_connector *conn, bool ok);
+/* A BAD that no commit has answered yet. */
+bool recovery_answering(const struct lg_connector *conn);
 /* No timer armed: nothing pending for this connector. */
 bool recovery_idle(const struct lg_connector *conn);
 /* Whether mode is the last one linkguard set off the requested mode. */

@@ -44,8 +44,9 @@ struct lg_options {
 	uint32_t max_tests;
 	/*
 	 * The sink's DPCD, where the backend reads it (DisplayPort AUX): read
-	 * every sink_poll_ms while an output is enabled (0: only on hotplug
-	 * events and after modesets); lanes the sink reports unlocked for
+	 * settle_ms after hotplug events and modesets, then every sink_poll_ms
+	 * for 12 polls, then every 6 x sink_poll_ms while an output is enabled
+	 * (0: only after events); lanes the sink reports unlocked for
 	 * sink_settle_ms with link-status GOOD are a dark link to recover.
 	 */
 	uint32_t sink_poll_ms;

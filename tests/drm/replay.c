@@ -118,7 +118,11 @@ static bool replay_test_mode(void *data, struct wlr_output *output,
 		const drmModeModeInfo *info) {
 	uint32_t id = replay_output_connector_id(data, output);
 	struct replay_connector *rc = find(data, id);
-	return rc != NULL && rc->connected && info->clock <= rc->link_khz;
+	if (rc == NULL) {
+		return false;
+	}
+	rc->mode_tests++;
+	return rc->connected && info->clock <= rc->link_khz;
 }
 
 static struct replay_connector *find_by_name(struct replay *replay,

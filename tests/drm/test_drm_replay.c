@@ -397,7 +397,61 @@ static void watch(const char *text, enum lg_log_importance importance) {
 	lg_log_init(LG_DEBUG, watch_log);
 }
 
-/* No uAPI reports the trained link: the sink's DPCD does. */
+/*
+ * A retry once linkguard's modeset budget is spent cannot commit: it says
+ * so at once, without a forced probe or a test (the bench's recoveries
+ * counted the probe of that retry as a recovery's second).
+ */
+static void test_retry_over_budget_probes_nothing(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 1;
+	options.flap_count = 0; // every BAD is answered
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct lg_connector *conn = conn_of(&f, 42);
+	enum lg_retry_result result = LG_RETRY_COMMITTED;
+	int probes = 0, tests = 0;
+	// Each round is two modesets: the fallback and the retry's.
+	for (int round = 0; round < 12 && result == LG_RETRY_COMMITTED; round++) {
+		replay_lower_link(rc, 540000);
+		replay_uevent(&f.replay, 42);
+		harness_dispatch_for(&f.h, 20); // the settle timer
+		rc->link_khz = UINT32_MAX;
+		probes = rc->forced_probes;
+		tests = rc->mode_tests;
+		result = lg_connector_retry(conn);
+		harness_dispatch_for(&f.h, 20);
+	}
+	check_int_eq(result, LG_RETRY_UNAVAILABLE);
+	check_int_eq(rc->forced_probes, probes);
+	check_int_eq(rc->mode_tests, tests);
+	replay_bed_finish(&f);
+}
+
+struct reads_awaited {
+	const struct replay_connector *rc;
+	int reads;
+};
+
+static bool read_enough(void *data) {
+	const struct reads_awaited *awaited = data;
+	return awaited->rc->aux_reads >= awaited->reads;
+}
+
+/* Runs the loop until the sink's AUX device was read reads times in all. */
+static void await_reads(struct replay_bed *f, const struct replay_connector *rc,
+		int reads) {
+	struct reads_awaited awaited = { rc, reads };
+	check(harness_dispatch_until(&f->h, read_enough, &awaited, 20000));
+}
+
+/*
+ * No uAPI reports the trained link: the sink's DPCD does, read once the
+ * link settled, never between a BAD and the commit that answers it.
+ */
 static void test_dpcd_gives_the_trained_link(void) {
 	struct replay_bed f;
 	setup(&f, NULL);
@@ -405,7 +459,8 @@ static void test_dpcd_gives_the_trained_link(void) {
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
 	struct lg_connector *conn = conn_of(&f, 42);
 	check_int_eq(rc->aux_opens, 1);
-	check_int_eq(rc->aux_reads, 3);
+	check_int_eq(rc->aux_reads, 0); // the first modeset is training
+	await_reads(&f, rc, 3);
 	check(conn->has_sink_status);
 	check(conn->has_link_params);
 	check_int_eq(conn->link_params.lanes, 4);
@@ -415,9 +470,12 @@ static void test_dpcd_gives_the_trained_link(void) {
 	// i915 retrains the same mode at HBR x4 and reports BAD.
 	replay_lower_link(rc, 540000);
 	replay_dpcd_trained(rc, 0x0a, 4);
-	replay_dpcd_set_errors(rc, 1, 0x7fff);
 	replay_uevent(&f.replay, 42);
 	check_int_eq(f.h.modesets, 2);
+	check_int_eq(rc->aux_reads, 3); // nothing read at the uevent
+	replay_dpcd_set_errors(rc, 1, 0x7fff); // counted since the training
+	// Held is the link the sink trained.
+	await(&f, 42, at_rest, LG_LINK_GOOD);
 	check_int_eq(conn->link_params.rate_mbps, 2700);
 	check_int_eq(conn->sink_status.errors[1], 0x7fff);
 	check_int_eq(rc->aux_reads, 6);
@@ -464,6 +522,7 @@ static void retrain_without_dpcd(int open_error, int read_error,
 		replay_lower_link(rc[i], 540000);
 		replay_uevent(&f.replay, 42 + (uint32_t)i);
 		check(committed(&f.h, 2 + i, rc[i]->output, &modes[i][0]));
+		await(&f, 42 + (uint32_t)i, at_rest, LG_LINK_GOOD);
 		check_in_place(&f, rc[i]);
 		check(!conn->has_sink_status);
 		check_int_eq(rc[i]->aux_opens, open_error != 0 ? 0 : 1);
@@ -496,9 +555,11 @@ static void test_dpcd_short_read(void) {
 
 static void test_dpcd_malformed(void) {
 	// LANE_COUNT_SET 3: no DisplayPort link has three lanes.
-	// Each read (on the new output, on the hotplug) is said at debug.
+	// Each read is said at debug: once the first connector's recovery
+	// settled (its BAD came before its first modeset had), after the
+	// second's first modeset and after its recovery.
 	retrain_without_dpcd(0, 0, 0, 3, "DPCD holds no DisplayPort link state",
-		LG_DEBUG, 4);
+		LG_DEBUG, 3);
 }
 
 /* A transaction past the first fails: the read is short, then an error. */
@@ -511,6 +572,7 @@ static void test_dpcd_reply_ends(void) {
 	rc->aux_reply_end = 0x210; // the error counters do not answer
 	replay_plug(rc);
 	struct lg_connector *conn = conn_of(&f, 42);
+	await_reads(&f, rc, 3);
 	check(!conn->has_sink_status);
 	check_int_eq(rc->aux_reads, 3);
 	// A read across 16-byte transactions returns what came before.
@@ -518,10 +580,69 @@ static void test_dpcd_reply_ends(void) {
 	check_int_eq(replay_aux_impl.pread(&f.replay, REPLAY_AUX_FD_BASE, buf,
 		sizeof(buf), 0x200), 16);
 	rc->aux_reply_end = 0;
-	replay_uevent(&f.replay, 42);
+	int reads = rc->aux_reads;
+	replay_uevent(&f.replay, 42); // link-status GOOD: read once settled
+	check_int_eq(rc->aux_reads, reads);
+	await_reads(&f, rc, reads + 3);
 	check(conn->has_sink_status);
 	check_int_eq(conn->link_params.rate_mbps, 5400);
 	replay_bed_finish(&f);
+}
+
+/*
+ * The kernel set link-status BAD; its uevent has not reached us yet: no
+ * poll reads the sink meanwhile (the commit that answers it trains).
+ */
+static void test_no_read_before_a_bad_is_heard(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 50;
+	options.sink_poll_ms = 50;
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	await_reads(&f, rc, 3);
+	rc->link_status = LG_LINK_STATUS_BAD;
+	int reads = rc->aux_reads;
+	harness_dispatch_for(&f.h, 300);
+	check_int_eq(rc->aux_reads, reads);
+	replay_bed_finish(&f);
+}
+
+/*
+ * The sink is read every sink_poll_ms for 12 polls after a change, then
+ * every 6; a failing read waits twice as long each time. Upper bounds
+ * only: a loaded machine runs the timers late, never early.
+ */
+static void polled_less(int read_error, int most_reads) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 50;
+	options.sink_poll_ms = 50;
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	size_t n = replay_monitor_4k(modes);
+	struct replay_connector *rc = replay_add_connector(&f.replay, 42, modes, n);
+	rc->aux_read_error = read_error;
+	replay_plug(rc);
+	harness_dispatch_for(&f.h, 2000);
+	// Reading every 50 ms, 40 reads in these 2 s.
+	int reads = rc->aux_reads / (read_error != 0 ? 1 : 3);
+	check(reads >= 2);
+	check(reads <= most_reads);
+	replay_bed_finish(&f);
+}
+
+static void test_quiet_link_polled_less(void) {
+	// 12 in the first 600 ms, 5 in the 1.4 s after.
+	polled_less(0, 12 + 5);
+}
+
+static void test_failing_reads_back_off(void) {
+	// After 50 ms, then 300, 600 and 1200 ms apart.
+	polled_less(-EIO, 4);
 }
 
 static bool polled(void *data) {
@@ -588,6 +709,7 @@ int main(void) {
 	run_test(test_session_inactive);
 	run_test(test_recreate_gets_recommendation);
 	run_test(test_fallback_through_request_state);
+	run_test(test_retry_over_budget_probes_nothing);
 	run_test(test_dpcd_gives_the_trained_link);
 	run_test(test_dpcd_not_readable_said_once);
 	run_test(test_dpcd_missing_device);
@@ -595,6 +717,9 @@ int main(void) {
 	run_test(test_dpcd_short_read);
 	run_test(test_dpcd_malformed);
 	run_test(test_dpcd_reply_ends);
+	run_test(test_no_read_before_a_bad_is_heard);
+	run_test(test_quiet_link_polled_less);
+	run_test(test_failing_reads_back_off);
 	run_test(test_dark_link_retrained);
 	run_test(test_dark_link_retrained_off_and_on_without_dpms);
 	return test_failures == 0 ? 0 : 1;

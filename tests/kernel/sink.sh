@@ -8,8 +8,9 @@
 #                       until linkctl shows that link
 #   aux_transfers       the AUX transfers lg_link_fault served the connector
 #   aux_idle SECONDS    prints the transfers linkguard caused while the
-#                       output stood lit and idle that long (a figure, not
-#                       an assertion)
+#                       output stood lit and idle that long after a change,
+#                       then as long again on the quiet link (figures, not
+#                       assertions)
 
 aux_dev=$(set -- "/sys/class/drm/card0-$name"/drm_dp_aux*; echo "/dev/${1##*/}")
 [ -c "$aux_dev" ] || fail "connector $name has no AUX device ($aux_dev)"
@@ -49,9 +50,11 @@ aux_transfers() {
 }
 
 aux_idle() {
-	first=$(aux_transfers)
-	sleep "$1"
-	echo "figure: $(($(aux_transfers) - first)) AUX transfers on $name in $1 s, $(kernel 4) lit and idle"
+	for when in "after a change" "quiet since"; do
+		first=$(aux_transfers)
+		sleep "$1"
+		echo "figure: $(($(aux_transfers) - first)) AUX transfers on $name in $1 s, $(kernel 4) lit and idle, $when"
+	done
 }
 
 # dpcd_locked: whether the sink reports its link up: interlane alignment

@@ -19,6 +19,14 @@
  *   mode        what the last modeset lit, WxH@KHZ (pixel clock); off when
  *               it turned the CRTC off; - without a modeset
  *
+ *   cat /sys/module/lg_link_fault/parameters/failed_at
+ *   1234.567890
+ *
+ *   failed_at   when that failure was injected, in seconds of
+ *               CLOCK_MONOTONIC (ktime_get(), the clock user space reads
+ *               too): a compositor's own timestamps line up with it; -
+ *               before a failure
+ *
  * Modesets are counted in the CRTC's helper atomic_enable and
  * atomic_disable (crtc.c hooks them): committed modesets only (linkguard's
  * TEST_ONLY commits never reach them, where the connector's helper
@@ -246,6 +254,26 @@ static const struct kernel_param_ops stats_ops = {
 };
 module_param_cb(stats, &stats_ops, NULL, 0444);
 MODULE_PARM_DESC(stats, "modesets and failure-to-flip time since the last 'mark'");
+
+static int failed_at_get(char *buffer, const struct kernel_param *kp)
+{
+	unsigned long flags;
+	s64 us;
+
+	spin_lock_irqsave(&m.lock, flags);
+	us = m.failure ? ktime_to_us(m.failure) : -1;
+	spin_unlock_irqrestore(&m.lock, flags);
+	if (us < 0)
+		return scnprintf(buffer, PAGE_SIZE, "-\n");
+	return scnprintf(buffer, PAGE_SIZE, "%lld.%06lld\n", us / USEC_PER_SEC,
+			 us % USEC_PER_SEC);
+}
+
+static const struct kernel_param_ops failed_at_ops = {
+	.get = failed_at_get,
+};
+module_param_cb(failed_at, &failed_at_ops, NULL, 0444);
+MODULE_PARM_DESC(failed_at, "CLOCK_MONOTONIC time of the failure since the last 'mark'");
 
 void lg_measure_exit(void)
 {
