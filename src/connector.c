@@ -27,7 +27,8 @@ struct lg_connector *lg_connector_create(struct lg_manager *manager,
 	conn->options = calloc(1, sizeof(*conn->options));
 	conn->device = device;
 	// The backend has not set conn->data yet: no monitor to ask about.
-	if (conn->name == NULL || conn->options == NULL || !recovery_create(conn, sink_settled) ||
+	if (conn->name == NULL || conn->options == NULL ||
+			!recovery_create(conn, sink_settled) ||
 			!connector_configure(conn, NULL) || !sink_create(conn)) {
 		lg_log(LG_ERROR, "%s: allocation failed", name);
 		recovery_destroy(conn);
