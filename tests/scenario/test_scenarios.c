@@ -621,6 +621,22 @@ static void test_commit_failing_after_test_takes_next_candidate(void) {
 	harness_finish(&h);
 }
 
+/* Options whose store is a new directory, dir (a mkdtemp() template). */
+static void state_options(struct lg_options *options, char *dir) {
+	check(mkdtemp(dir) != NULL);
+	lg_options_init(options);
+	options->settle_ms = 100;
+	options->state_dir = dir;
+}
+
+/* The directory of state_options(), removed. */
+static void remove_state(const char *dir) {
+	char path[64];
+	snprintf(path, sizeof(path), "%s/known-bad", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* What the store in dir holds for DP-1's 4K60 monitor, as "failed/skipped". */
 static const char *stored_uhd60(const char *dir, char *buf, size_t size) {
 	const struct lg_mode uhd60 = { 3840, 2160, 60000, 533250, true, false };
@@ -638,6 +654,27 @@ static const char *stored_uhd60(const char *dir, char *buf, size_t size) {
 	return buf;
 }
 
+/*
+ * Two starts whose cable fails 4K60 (at HBR2 x4) as soon as it is
+ * committed: it does not hold for settle_ms first (that would be a
+ * success). The store then holds two failed starts and no skipped one.
+ */
+static void fail_uhd60_at_two_starts(const struct lg_options *options,
+		const char *dir) {
+	char buf[32];
+	for (int start = 1; start <= 2; start++) {
+		struct harness h;
+		check(harness_init(&h, options));
+		check(harness_run(&h, "0 plug DP-1 4k60\n0 cable DP-1 hbr\n", 0));
+		struct harness_connector *hc = rest_dp1(&h, degraded_and_idle);
+		check(hc != NULL && harness_mode_is(&hc->conn->current, 3840, 2160, 30));
+		check_int_eq(h.n_fallbacks, 1); // from 4K60: it was tried
+		harness_finish(&h);
+		check(strcmp(stored_uhd60(dir, buf, sizeof(buf)),
+			start == 1 ? "1/0" : "2/0") == 0);
+	}
+}
+
 /* The store's hold timer ran: 4K60 held, no longer known bad. */
 static bool uhd60_forgotten(void *data) {
 	char buf[32];
@@ -651,11 +688,8 @@ static bool uhd60_forgotten(void *data) {
  */
 static void test_known_bad_mode_held_at_next_start_is_forgotten(void) {
 	char dir[] = "/tmp/lg-state-XXXXXX";
-	check(mkdtemp(dir) != NULL);
 	struct lg_options options;
-	lg_options_init(&options);
-	options.settle_ms = 100;
-	options.state_dir = dir;
+	state_options(&options, dir);
 	char buf[32];
 
 	struct harness h;
@@ -677,11 +711,7 @@ static void test_known_bad_mode_held_at_next_start_is_forgotten(void) {
 	check_int_eq(h.n_fallbacks, 0);
 	harness_finish(&h);
 	check(strcmp(stored_uhd60(dir, buf, sizeof(buf)), "none") == 0);
-
-	char path[64];
-	snprintf(path, sizeof(path), "%s/known-bad", dir);
-	unlink(path);
-	rmdir(dir);
+	remove_state(dir);
 }
 
 /*
@@ -693,28 +723,10 @@ static void test_known_bad_mode_held_at_next_start_is_forgotten(void) {
  */
 static void test_known_bad_mode_avoided_after_restart(void) {
 	char dir[] = "/tmp/lg-state-XXXXXX";
-	check(mkdtemp(dir) != NULL);
 	struct lg_options options;
-	lg_options_init(&options);
-	options.settle_ms = 100;
-	options.state_dir = dir;
+	state_options(&options, dir);
+	fail_uhd60_at_two_starts(&options, dir);
 	char buf[32];
-
-	for (int start = 1; start <= 2; start++) {
-		struct harness h;
-		check(harness_init(&h, &options));
-		// The cable fails 4K60 as soon as it is committed: it does not
-		// hold for settle_ms first (that would be a success).
-		check(harness_run(&h,
-			"0 plug DP-1 4k60\n"
-			"0 cable DP-1 hbr\n", 0));
-		struct harness_connector *hc = rest_dp1(&h, degraded_and_idle);
-		check(hc != NULL && harness_mode_is(&hc->conn->current, 3840, 2160, 30));
-		check_int_eq(h.n_fallbacks, 1); // from 4K60: it was tried
-		harness_finish(&h);
-		check(strcmp(stored_uhd60(dir, buf, sizeof(buf)),
-			start == 1 ? "1/0" : "2/0") == 0);
-	}
 
 	// The next start, the cable fixed meanwhile.
 	struct harness h;
@@ -738,11 +750,7 @@ static void test_known_bad_mode_avoided_after_restart(void) {
 	}
 	harness_finish(&h);
 	check(strcmp(stored_uhd60(dir, buf, sizeof(buf)), "none") == 0);
-
-	char path[64];
-	snprintf(path, sizeof(path), "%s/known-bad", dir);
-	unlink(path);
-	rmdir(dir);
+	remove_state(dir);
 }
 
 /* Good at 4K60 on the dock's two HBR3 lanes, and idle. */
@@ -760,20 +768,9 @@ static bool uhd60_on_hbr3x2(void *data) {
  */
 static void test_known_bad_after_restart_tried_at_another_link(void) {
 	char dir[] = "/tmp/lg-state-XXXXXX";
-	check(mkdtemp(dir) != NULL);
 	struct lg_options options;
-	lg_options_init(&options);
-	options.settle_ms = 100;
-	options.state_dir = dir;
-	char buf[32];
-	for (int start = 1; start <= 2; start++) {
-		struct harness h;
-		check(harness_init(&h, &options));
-		check(harness_run(&h, "0 plug DP-1 4k60\n0 cable DP-1 hbr\n", 0));
-		check(rest_dp1(&h, degraded_and_idle) != NULL);
-		harness_finish(&h);
-	}
-	check(strcmp(stored_uhd60(dir, buf, sizeof(buf)), "2/0") == 0);
+	state_options(&options, dir);
+	fail_uhd60_at_two_starts(&options, dir);
 
 	struct harness h;
 	check(harness_init(&h, &options));
@@ -781,11 +778,7 @@ static void test_known_bad_after_restart_tried_at_another_link(void) {
 	struct harness_connector *hc = rest_dp1(&h, uhd60_on_hbr3x2);
 	check(hc != NULL && uhd60_on_hbr3x2(hc));
 	harness_finish(&h);
-
-	char path[64];
-	snprintf(path, sizeof(path), "%s/known-bad", dir);
-	unlink(path);
-	rmdir(dir);
+	remove_state(dir);
 }
 
 int main(void) {
