@@ -6,9 +6,8 @@ fields say what the history says, field by field (linkguard(7), JOURNAL).
 
     journal-check.py HISTORY_JSON JOURNAL_JSONL PID CONNECTOR MONITOR [OUTCOMES]
 
-MONITOR: the monitor's identity the entries carry, or "" when the
-connector's monitor has none (no EDID): then they carry no
-LINKGUARD_MONITOR. OUTCOMES: the incidents' outcomes there must be, in
+MONITOR: the identity of the connector's monitor (from its EDID), which
+every entry carries. OUTCOMES: the incidents' outcomes there must be, in
 order, one word each (e.g. "degraded held step-up"); without it, at least
 one incident of any outcome.
 """
@@ -31,6 +30,7 @@ def main(argv):
     if len(argv) not in (6, 7):
         sys.exit(__doc__)
     history, journal, pid, connector, monitor = argv[1:6]
+    assert monitor, "no monitor identity to look for"
     incidents = json.load(open(history))["connectors"][0]["incidents"]
     entries = [json.loads(line) for line in open(journal)]
     if len(argv) == 7:
@@ -43,7 +43,7 @@ def main(argv):
             "_PID": pid,
             "PRIORITY": PRIORITY.get(incident["outcome"], "6"),
             "LINKGUARD_CONNECTOR": connector,
-            "LINKGUARD_MONITOR": monitor or None,
+            "LINKGUARD_MONITOR": monitor,
             "LINKGUARD_OUTCOME": incident["outcome"],
             "LINKGUARD_REASON": incident["reason"],
             "LINKGUARD_MODE_BEFORE": mode(incident["mode_before"]),

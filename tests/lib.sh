@@ -241,7 +241,7 @@ EOF
 # journal_matches_history LINKCTL CONNECTOR MONITOR [OUTCOMES]: every incident
 # LINKCTL history --json shows of CONNECTOR is one journal entry of the
 # compositor ($pid) with linkguard's MESSAGE_ID, field by field, in order
-# (journal-check.py says how; MONITOR "" when the monitor has no identity).
+# (journal-check.py says how; MONITOR: the monitor's identity, from its EDID).
 # The journal is the one the test's systemd-journald writes in
 # /run/log/journal.
 journal_matches_history() {

@@ -7,7 +7,9 @@
 # during recovery, a replug, a failure the mode still fits through; with
 # linkguard also linkctl, the link it shows from the sink's DPCD (sink.sh),
 # a bare HOTPLUG=1 while the sink's AUX fails, a run with the AUX device
-# unreadable, and the incidents in the systemd journal.
+# unreadable, and the incidents in the systemd journal, naming the monitor
+# lg_link_fault gives the connector (its EDID, which a forced probe keeps
+# and an unplug takes away).
 #
 #   compositor.sh STATUS EXAMPLE LINKCTL
 set -u
@@ -23,11 +25,34 @@ seatd -g root >"$dir/seatd.log" 2>&1 &
 seatd_pid=$!
 trap 'kill $seatd_pid 2>/dev/null; lg_cleanup' EXIT
 wlroots=$(ldd "$example" | sed -n 's/.*libwlroots-\([0-9.]*\)\.so.*/\1/p')
+# The monitor of lg_link_fault's EDID (module/edid.c): its identity as
+# linkguard derives it, its name and serial as wlroots describes it.
+monitor=LGK-0001-LF0001 monitor_description="lg_link_fault LF0001"
+edid=/sys/class/drm/card0-$name/edid
+
+# The connector's EDID in sysfs, in bytes. Read through a pipe: the file's
+# size says nothing, and cmp and wc would trust it.
+edid_bytes() {
+	cat "$edid" | wc -c
+}
+
+# expect_edid WHAT: the connector's EDID is the one it had at the start
+# ("same") or there is none ("none").
+expect_edid() {
+	case $1 in
+	same) cat "$edid" | cmp -s - "$dir/edid" ||
+		fail "$name's EDID ($(edid_bytes) bytes) is not the one it had at the start" ;;
+	none) [ "$(edid_bytes)" = 0 ] || fail "$name has an EDID of $(edid_bytes) bytes while unplugged" ;;
+	esac
+}
 
 # LAUNCH: what the example runs under (the unreadable sink's run). -t:
 # linkguard traces its recoveries (kms.sh's breakdown).
 start_compositor() {
 	: >"$log"
+	# Each run learns known-bad modes for the monitor afresh.
+	XDG_STATE_HOME=$(mktemp -d "$dir/state.XXXXXX") || fail "mktemp failed"
+	export XDG_STATE_HOME
 	${LAUNCH:-} "$example" -t "$@" >"$log" 2>&1 &
 	pid=$!
 	wait_for_socket
@@ -53,11 +78,16 @@ stop_compositor() {
 
 # --- 3. with linkguard
 start_compositor
+[ "$(edid_bytes)" = 128 ] || fail "$name has an EDID of $(edid_bytes) bytes, not 128"
+cat "$edid" >"$dir/edid"
 wait_for_dpcd_link "4096x2160@60 set" 30
 failures_begin "example (wlroots $wlroots) + linkguard" 1
 fail_lowered "lowered to 300 MHz, mode pruned" 300000
 grep -q "$name: fallback 4096x2160@60.000 -> .* (mode-pruned)" "$log" ||
 	fail "no mode-pruned fallback in the log"
+grep -q "$name: forced probe" "$log" || fail "linkguard did not probe $name"
+expect_edid same
+ok "the forced probe kept the monitor's EDID"
 wait_for_dpcd_link "fallback to $(kernel 4)" 30
 aux_idle "${LG_KERNEL_AUX_IDLE:-60}"
 listing=$("$linkctl")
@@ -71,8 +101,16 @@ ok "linkctl shows the requested mode, the fallback, its reason and time"
 fail_lowered "lowered again to 150 MHz (cascade)" 150000
 fail_unplugged "unplugged during recovery"
 "$linkctl" | grep -q "Connected: no" || fail "linkctl does not show $name disconnected"
-ok "linkctl shows $name disconnected"
+expect_edid none
+ok "linkctl shows $name disconnected, its EDID gone"
 fail_replugged "replugged, cap lifted"
+expect_edid same
+description=$("$linkctl" --json | jq -r '.connectors[0].description')
+case $description in
+*"$monitor_description"*) ;;
+*) fail "linkctl describes $name as '$description', not the monitor $monitor_description" ;;
+esac
+ok "replugged: the monitor's EDID back, linkctl: $description"
 
 # A failure the lowered link still carries the mode through (the kernel
 # found a lower bpp): the same mode passes its atomic test and is retrained
@@ -105,9 +143,8 @@ ok "AUX failing: $reads failed DPCD read(s), one log line, recovered as without 
 fail_errors "symbol errors, 6000 a minute a lane" 100
 echo "$listing" | sed 's/^/    linkctl: /'
 # Every incident of this run in the journal (guest.sh's journald), field by
-# field as linkctl history says it; vkms gives its monitor no EDID, so the
-# entries name no monitor.
-journal_matches_history "$linkctl" "$name" ""
+# field as linkctl history says it, each naming the monitor.
+journal_matches_history "$linkctl" "$name" "$monitor"
 stop_compositor
 
 
@@ -128,7 +165,6 @@ trigger cap "$conn" 0
 # CAP_DAC_OVERRIDE): it says so once and recovers as without DPCD.
 aux_mode=$(stat -c %a "$aux_dev")
 chmod 000 "$aux_dev"
-rm -rf "$XDG_STATE_HOME" # the known-bad modes of the first run
 LAUNCH="setpriv --bounding-set -dac_override,-dac_read_search"
 start_compositor
 LAUNCH=

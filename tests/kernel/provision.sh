@@ -3,7 +3,8 @@
 # current Debian 6.12 kernel (image, headers, kbuild and source of one
 # version, resolved now, .debs cached), vkms built out of tree from that
 # source (no Debian kernel enables it) with the harness's fix of its vblank
-# timer (vkms-vblank-timer.patch), the test module lg_link_fault
+# timer (vkms-vblank-timer.patch) and an EDID property on its connector
+# (vkms-edid-property.patch), the test module lg_link_fault
 # (tests/kernel/module/), and an initramfs that mounts the build
 # root over 9p and runs tests/kernel/guest.sh.
 #
@@ -79,44 +80,49 @@ fi
 headers=$dir/tree/usr/src/linux-headers-$kver
 moddir=$dir/tree/usr/lib/modules/$kver
 
-# build_module NAME SRC [PATCH]: out-of-tree build into $out/build/NAME,
-# PATCH applied first. vkms's Makefile builds it only for CONFIG_DRM_VKMS,
-# which no Debian kernel sets.
+# build_module NAME SRC [PATCH...]: out-of-tree build into $out/build/NAME,
+# the PATCHes applied first. vkms's Makefile builds it only for
+# CONFIG_DRM_VKMS, which no Debian kernel sets.
 build_module() {
-	rm -rf "$out/build/$1"
+	name=$1 build=$out/build/$1
+	rm -rf "$build"
 	mkdir -p "$out/build"
-	cp -r "$2" "$out/build/$1"
-	if [ -n "${3:-}" ]; then
-		patch -s -p1 -d "$out/build/$1" <"$3" ||
-			die "$(basename "$3") does not apply to $1 of $kver"
+	cp -r "$2" "$build"
+	shift 2
+	for patch; do
+		patch -s -p1 -d "$build" <"$patch" ||
+			die "$(basename "$patch") does not apply to $name of $kver"
+	done
+	if [ -f "$build/Makefile" ]; then
+		sed -i 's/^obj-$(CONFIG_[A-Z_]*)/obj-m/' "$build/Makefile"
 	fi
-	if [ -f "$out/build/$1/Makefile" ]; then
-		sed -i 's/^obj-$(CONFIG_[A-Z_]*)/obj-m/' "$out/build/$1/Makefile"
-	fi
-	make -s -C "$headers" M="$out/build/$1" modules >"$out/build/$1.log" 2>&1 ||
-		{ cat "$out/build/$1.log" >&2; die "building $1 against $kver failed"; }
+	make -s -C "$headers" M="$build" modules >"$build.log" 2>&1 ||
+		{ cat "$build.log" >&2; die "building $name against $kver failed"; }
 }
 
 rm -rf "$out/modules"
 mkdir -p "$out/modules"
 # 6.12's vkms deadlocks two CPUs, interrupts off, when a CRTC's vblanks go
-# off while its timer fires (the patch says how): the fix is built in, the
-# cached module named after the patch.
-# LINKGUARD_KERNEL_VKMS_FIX=0 builds it without, to show the freeze.
-fix=$here/vkms-vblank-timer.patch
-vkms=$dir/vkms-$(sha256sum "$fix" | cut -c1-16).ko
+# off while its timer fires (the patch says how): the fix is built in.
+# LINKGUARD_KERNEL_VKMS_FIX=0 builds it without, to show the freeze. Its
+# connector has an EDID property for lg_link_fault's monitor either way.
+# The cached modules are named after their patches.
+fix=$here/vkms-vblank-timer.patch edid=$here/vkms-edid-property.patch
+fixed=$dir/vkms-$(cat "$fix" "$edid" | sha256sum | cut -c1-16).ko
+stock=$dir/vkms-stock-$(sha256sum "$edid" | cut -c1-16).ko
+patches="$fix $edid" vkms=$fixed
 if [ "${LINKGUARD_KERNEL_VKMS_FIX:-1}" = 0 ]; then
-	fix= vkms=$dir/vkms-stock.ko
+	patches=$edid vkms=$stock
 	echo "kernel-provision: vkms WITHOUT the fix of its vblank timer" >&2
 fi
 for ko in "$dir"/vkms*.ko; do
 	case $ko in
-	"$vkms" | */vkms-stock.ko) ;;
-	*) rm -f "$ko" ;; # an older fix's
+	"$fixed" | "$stock") ;;
+	*) rm -f "$ko" ;; # older patches'
 	esac
 done
 if [ ! -f "$vkms" ]; then
-	build_module vkms "$(echo "$dir"/tree/linux-source-*/drivers/gpu/drm/vkms)" $fix
+	build_module vkms "$(echo "$dir"/tree/linux-source-*/drivers/gpu/drm/vkms)" $patches
 	cp "$out/build/vkms/vkms.ko" "$vkms"
 fi
 build_module lg_link_fault "$here/module"

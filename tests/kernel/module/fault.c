@@ -38,7 +38,8 @@
  * mode_valid and atomic_check consult it, as a driver's do after a link
  * fallback. At load the module hooks the device's modesets (crtc.c) and
  * registers a DP AUX channel with a scripted sink on each connector
- * (dpcd.c): /dev/drm_dp_auxN, under the connector in sysfs.
+ * (dpcd.c): /dev/drm_dp_auxN, under the connector in sysfs; and it gives
+ * each connector a monitor with an EDID of its own (edid.c).
  */
 #include <linux/fs.h>
 #include <linux/kernel.h>
@@ -286,7 +287,7 @@ static const struct kernel_param_ops trigger_ops = {
 module_param_cb(trigger, &trigger_ops, NULL, 0200);
 MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto|mark|dark|errors|aux-eio|aux-ok|hang CONNECTOR_ID [N]");
 
-/* At load: the modeset hooks, then the sinks that follow them. */
+/* At load: the modeset hooks, then the sinks that follow them, then their monitors. */
 static int attach(struct drm_device *dev, void *data)
 {
 	int ret = lg_crtc_watch(dev);
@@ -294,8 +295,15 @@ static int attach(struct drm_device *dev, void *data)
 	if (ret)
 		return ret;
 	ret = lg_dpcd_init(dev);
-	if (ret)
+	if (ret) {
 		lg_crtc_unwatch();
+		return ret;
+	}
+	ret = lg_edid_init(dev);
+	if (ret) {
+		lg_dpcd_exit();
+		lg_crtc_unwatch();
+	}
 	return ret;
 }
 
@@ -307,7 +315,8 @@ module_init(lg_link_fault_init);
 
 /*
  * Unhooked first, then the sinks go (drm_dp_aux_unregister() waits for the
- * reads in flight), then our armed vblank events, then the caps.
+ * reads in flight), then our armed vblank events, then the caps, then the
+ * monitors (a cap's vtable copied theirs).
  */
 static void __exit lg_link_fault_exit(void)
 {
@@ -318,6 +327,7 @@ static void __exit lg_link_fault_exit(void)
 		if (capped[i].connector)
 			drm_connector_helper_add(capped[i].connector, capped[i].orig);
 	}
+	lg_edid_exit();
 }
 module_exit(lg_link_fault_exit);
 

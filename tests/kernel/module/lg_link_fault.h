@@ -5,8 +5,8 @@
 /*
  * What the parts of lg_link_fault ask of each other: fault.c (the
  * triggers), crtc.c (the modeset hooks), measure.c (the figures the
- * compositor comparisons read) and dpcd.c (the sink's DPCD over an AUX
- * channel of our own).
+ * compositor comparisons read), dpcd.c (the sink's DPCD over an AUX
+ * channel of our own) and edid.c (the monitor's EDID).
  */
 
 #include <linux/types.h>
@@ -45,6 +45,13 @@ void lg_measure_exit(void);
  */
 int lg_dpcd_init(struct drm_device *dev);
 void lg_dpcd_exit(void);
+
+/*
+ * Gives each of dev's connectors (writeback ones aside) a monitor with an
+ * EDID of its own (edid.c); exit takes them away.
+ */
+int lg_edid_init(struct drm_device *dev);
+void lg_edid_exit(void);
 
 /* A modeset that keeps a CRTC lit begins: the link it drives retrains. */
 void lg_dpcd_crtc_disabling(const struct drm_crtc_state *old,
