@@ -182,6 +182,11 @@ static void calm_down(struct lg_machine *m) {
 	m->backoff_ms = 0;
 }
 
+/* No fault for a flap window. */
+static bool quiet(const struct lg_machine *m, const struct lg_machine_facts *facts) {
+	return facts->now_ms - m->last_fault_ms >= m->config->flap_window_ms;
+}
+
 /* The link is quiet and runs the best mode it carries: the episode is over. */
 static void rest(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
@@ -578,7 +583,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		}
 		cancel_timer(m, out);
 	}
-	if (facts->now_ms - m->last_fault_ms >= m->config->flap_window_ms) {
+	if (quiet(m, facts)) {
 		// A plan that waited until the link was quiet: the flapping
 		// episode is over, this plan goes to the best mode (P4), and
 		// a step down that waited answers its BAD instead (P8).
@@ -743,8 +748,14 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 	if (m->plan == MACHINE_PLAN_STEP_UP && facts->current != NULL &&
 			lg_mode_equal(&mode, facts->current)) {
 		// Nothing better than what runs passes: no modeset for it (P8).
+		// Only a quiet link ends the episode (a step up the
+		// compositor's fallback asked for comes after settle_ms).
 		end_plan(m);
-		rest(m, facts, out);
+		if (quiet(m, facts)) {
+			rest(m, facts, out);
+		} else {
+			set_state(m, out, running_state(facts));
+		}
 		return;
 	}
 	commit(m, facts, out, &mode, step_why(m->plan));
@@ -929,11 +940,19 @@ static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *
 /*
  * Off the requested mode at a mode the policy ranks below another of the
  * kernel's list (the compositor set a fallback of linkguard's that the
- * link has outgrown): a plan would step up.
+ * link has outgrown): a plan would step up. After a compositor's modeset
+ * the list may be of another link: the plan probes, and makes no modeset
+ * when nothing better passes.
  */
 static bool below_pick(struct lg_machine *m, const struct lg_machine_facts *facts) {
 	if (facts->requested == NULL || facts->current == NULL || at_requested(facts) ||
-			!can_act(m, facts) || !build_order(m, facts) || m->order_len == 0) {
+			!can_act(m, facts)) {
+		return false;
+	}
+	if (m->list_stale) {
+		return true;
+	}
+	if (!build_order(m, facts) || m->order_len == 0) {
 		return false;
 	}
 	const struct lg_mode *pick = &facts->modes->modes[m->order[0]];
@@ -1060,12 +1079,9 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 		m->fallen_back = false;
 		emit(out, LG_ACTION_RESTORED);
 	}
-	// A fallback the compositor set, as it stored it (P4): once the link
-	// has settled, a plan from the requested mode. Its modeset may have
-	// trained another link than the list at the last probe was read at:
-	// the plan probes, and makes no modeset when nothing better passes.
-	if (facts->current != NULL && facts->requested != NULL &&
-			!at_requested(facts) && can_act(m, facts)) {
+	if (below_pick(m, facts)) {
+		// A fallback the compositor set, as it stored it (P4): once
+		// the link has settled, a plan from the requested mode.
 		arm(m, out, MACHINE_TIMER_STEP_UP, m->config->settle_ms);
 	}
 }

@@ -56,7 +56,7 @@ enum lg_machine_event_type {
 	LG_MACHINE_OUTPUT_NEW, // an output drives the connector (facts.enabled false)
 	LG_MACHINE_OUTPUT_GONE, // the output was destroyed
 	LG_MACHINE_OUTPUT_DISABLED, // the compositor disabled the output
-	LG_MACHINE_MODE_SET, // the compositor committed a mode of its own
+	LG_MACHINE_MODE_SET, // the compositor committed a mode; REQUESTED if its own
 	/*
 	 * The sink reports lanes unlocked or not aligned for longer than the
 	 * settle time, the output enabled and link-status GOOD: a dark link

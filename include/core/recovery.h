@@ -24,7 +24,7 @@ void recovery_committed(struct lg_connector *conn, bool ok);
 /* No timer armed: nothing pending for this connector. */
 bool recovery_idle(const struct lg_connector *conn);
 /*
- * The compositor committed a mode of its own; previous: what the output ran
+ * The compositor committed a mode; previous: what the output ran
  * before (NULL: none). The machine decides whether it becomes the requested
  * mode.
  */
