@@ -205,6 +205,66 @@ static void test_every_sequence_up_to_depth(void) {
 	check_int_eq(e.failures, 0);
 }
 
+/*
+ * The requested mode rule as one step: what the compositor committed
+ * becomes the requested mode unless it is linkguard's; a recommendation
+ * that is not linkguard's last fallback as well (which the sequences above
+ * rarely reach).
+ */
+static bool mode_set_requests(const struct lg_mode *requested,
+		const struct lg_mode *previous, const struct lg_mode *recommended,
+		const struct lg_mode *current) {
+	struct lg_machine_config config;
+	lg_machine_config_defaults(&config);
+	struct lg_machine m;
+	lg_machine_init(&m, &config);
+	struct lg_mode_list modes, known_bad;
+	lg_mode_list_init(&modes);
+	lg_mode_list_init(&known_bad);
+	lg_mode_list_append(&modes, &uhd60);
+	lg_mode_list_append(&modes, &qhd60);
+	const struct lg_machine_facts facts = {
+		.now_ms = 60000,
+		.connected = true,
+		.has_output = true,
+		.enabled = true,
+		.requested = requested,
+		.current = current,
+		.previous = previous,
+		.recommended = recommended,
+		.modes = &modes,
+		.known_bad = &known_bad,
+	};
+	struct lg_actions out;
+	lg_machine_step(&m, &(struct lg_machine_event){ .type = LG_MACHINE_MODE_SET },
+		&facts, &out);
+	bool requests = false;
+	for (size_t i = 0; i < out.len; i++) {
+		if (out.list[i].type == LG_ACTION_REQUESTED) {
+			check(lg_mode_equal(&out.list[i].mode, current));
+			requests = true;
+		}
+	}
+	lg_mode_list_finish(&modes);
+	lg_mode_list_finish(&known_bad);
+	lg_machine_finish(&m);
+	return requests;
+}
+
+static void test_requested_mode_rule(void) {
+	// Nothing requested yet: whatever runs is.
+	check(mode_set_requests(NULL, NULL, NULL, &qhd60));
+	// The compositor's own choice, over the requested mode or a fallback.
+	check(mode_set_requests(&uhd60, &uhd60, NULL, &qhd60));
+	check(mode_set_requests(&qhd60, &qhd60, NULL, &uhd60));
+	check(mode_set_requests(&uhd60, NULL, NULL, &qhd60));
+	// linkguard's recommendation for the new output.
+	check(!mode_set_requests(&uhd60, NULL, &qhd60, &qhd60));
+	check(mode_set_requests(&uhd60, NULL, &uhd60, &qhd60));
+	// The fallback that ran, applied once more (labwc).
+	check(!mode_set_requests(&uhd60, &qhd60, NULL, &qhd60));
+}
+
 /* Replays one sequence named on the command line, traced: for a failure. */
 static int replay(int argc, char *argv[]) {
 	struct world w;
@@ -244,6 +304,7 @@ int main(int argc, char *argv[]) {
 	} else if (argc > 1) {
 		return replay(argc, argv);
 	}
+	run_test(test_requested_mode_rule);
 	run_test(test_every_sequence_up_to_depth);
 	return test_result();
 }
