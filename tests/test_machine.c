@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "machine/oracle.h"
+#include "machine/step.h"
 #include "machine/world.h"
 #include "test.h"
 
@@ -214,10 +215,6 @@ static void test_every_sequence_up_to_depth(void) {
 static bool mode_set_requests(const struct lg_mode *requested,
 		const struct lg_mode *previous, const struct lg_mode *recommended,
 		const struct lg_mode *current) {
-	struct lg_machine_config config;
-	lg_machine_config_defaults(&config);
-	struct lg_machine m;
-	lg_machine_init(&m, &config);
 	struct lg_mode_list modes, known_bad;
 	lg_mode_list_init(&modes);
 	lg_mode_list_init(&known_bad);
@@ -236,8 +233,7 @@ static bool mode_set_requests(const struct lg_mode *requested,
 		.known_bad = &known_bad,
 	};
 	struct lg_actions out;
-	lg_machine_step(&m, &(struct lg_machine_event){ .type = LG_MACHINE_MODE_SET },
-		&facts, &out);
+	machine_step_once(LG_MACHINE_MODE_SET, &facts, &out);
 	bool requests = false;
 	for (size_t i = 0; i < out.len; i++) {
 		if (out.list[i].type == LG_ACTION_REQUESTED) {
@@ -247,7 +243,6 @@ static bool mode_set_requests(const struct lg_mode *requested,
 	}
 	lg_mode_list_finish(&modes);
 	lg_mode_list_finish(&known_bad);
-	lg_machine_finish(&m);
 	return requests;
 }
 
