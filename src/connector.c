@@ -182,34 +182,13 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 	read_output_mode(conn, &conn->current);
 	conn->has_current = true;
 	bool ours = conn->committing;
-	if (!ours) {
-		// The compositor's own choice becomes the requested mode, unless it
-		// took linkguard's recommendation for a degraded link, applied
-		// the fallback linkguard runs once more (a request_state it
-		// handled late, labwc does), or started the output at linkguard's
-		// last fallback (sway stores a request_state as its configuration
-		// and applies it to the replugged output): then the requested
-		// mode still stands and the machine asks for it again.
-		bool took_recommendation = conn->has_recommended &&
-			lg_mode_same_timing(&conn->recommended, &conn->current);
-		bool kept_fallback = had_current && conn->has_requested &&
-			!lg_mode_same_timing(&previous, &conn->requested) &&
-			lg_mode_same_timing(&previous, &conn->current);
-		bool restarted_at_fallback = !had_current &&
-			recovery_ran_off_requested(conn, &conn->current);
-		if (!conn->has_requested || !(took_recommendation || kept_fallback ||
-				restarted_at_fallback)) {
-			conn->requested = conn->current;
-			conn->has_requested = true;
-		}
-		conn->has_recommended = false;
-	}
 	if (conn->impl->mode_committed != NULL) {
 		conn->impl->mode_committed(conn, &conn->current);
 	}
 	connector_read_link(conn);
 	if (!ours) {
-		recovery_feed(conn, LG_MACHINE_MODE_SET);
+		recovery_mode_set(conn, had_current ? &previous : NULL);
+		conn->has_recommended = false;
 	}
 	connector_changed(conn);
 }

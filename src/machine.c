@@ -182,6 +182,11 @@ static void calm_down(struct lg_machine *m) {
 	m->backoff_ms = 0;
 }
 
+/* No fault for a flap window. */
+static bool quiet(const struct lg_machine *m, const struct lg_machine_facts *facts) {
+	return facts->now_ms - m->last_fault_ms >= m->config->flap_window_ms;
+}
+
 /* The link is quiet and runs the best mode it carries: the episode is over. */
 static void rest(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
@@ -578,7 +583,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		}
 		cancel_timer(m, out);
 	}
-	if (facts->now_ms - m->last_fault_ms >= m->config->flap_window_ms) {
+	if (quiet(m, facts)) {
 		// A plan that waited until the link was quiet: the flapping
 		// episode is over, this plan goes to the best mode (P4), and
 		// a step down that waited answers its BAD instead (P8).
@@ -743,8 +748,14 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 	if (m->plan == MACHINE_PLAN_STEP_UP && facts->current != NULL &&
 			lg_mode_equal(&mode, facts->current)) {
 		// Nothing better than what runs passes: no modeset for it (P8).
+		// Only a quiet link ends the episode (a step up the
+		// compositor's fallback asked for comes after settle_ms).
 		end_plan(m);
-		rest(m, facts, out);
+		if (quiet(m, facts)) {
+			rest(m, facts, out);
+		} else {
+			set_state(m, out, running_state(facts));
+		}
 		return;
 	}
 	commit(m, facts, out, &mode, step_why(m->plan));
@@ -766,6 +777,10 @@ static void handle_probed(struct lg_machine *m, const struct lg_machine_event *e
 		return;
 	}
 	m->plan_probed = true;
+	// The list changed by a rung of the kernel's ladder, not by the link
+	// a compositor's modeset trained since the last probe.
+	bool lowered = event->modes_changed && !m->list_stale;
+	m->list_stale = false;
 	if (m->plan == MACHINE_PLAN_RETRY) {
 		m->plan_mode = *facts->requested;
 		m->await = MACHINE_AWAIT_CANDIDATE_TEST;
@@ -774,7 +789,7 @@ static void handle_probed(struct lg_machine *m, const struct lg_machine_event *e
 	}
 	// A BAD on a fallback with the list as it was: the link failed at a
 	// mode the kernel still fits, a flap (P3), not a rung of the ladder.
-	if (m->plan == MACHINE_PLAN_BAD && m->bad_pending && !event->modes_changed &&
+	if (m->plan == MACHINE_PLAN_BAD && m->bad_pending && !lowered &&
 			facts->current != NULL && listed(facts->modes, facts->current) &&
 			flap_record(m)) {
 		enter_flapping(m, out);
@@ -877,6 +892,8 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		action->has_mode = true;
 		action->from = m->plan_has_from ? m->plan_from : *facts->requested;
 		m->fallen_back = true;
+		m->has_off_requested = true;
+		m->off_requested = mode;
 		if (action->reason == LG_FALLBACK_MODE_PRUNED ||
 				action->reason == LG_FALLBACK_TEST_FAILED) {
 			// The link could not carry it: remembered for the next start.
@@ -923,11 +940,19 @@ static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *
 /*
  * Off the requested mode at a mode the policy ranks below another of the
  * kernel's list (the compositor set a fallback of linkguard's that the
- * link has outgrown): a plan would step up.
+ * link has outgrown): a plan would step up. After a compositor's modeset
+ * the list may be of another link: the plan probes, and makes no modeset
+ * when nothing better passes.
  */
 static bool below_pick(struct lg_machine *m, const struct lg_machine_facts *facts) {
 	if (facts->requested == NULL || facts->current == NULL || at_requested(facts) ||
-			!can_act(m, facts) || !build_order(m, facts) || m->order_len == 0) {
+			!can_act(m, facts)) {
+		return false;
+	}
+	if (m->list_stale) {
+		return true;
+	}
+	if (!build_order(m, facts) || m->order_len == 0) {
 		return false;
 	}
 	const struct lg_mode *pick = &facts->modes->modes[m->order[0]];
@@ -999,10 +1024,44 @@ static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *fa
 	begin_plan(m, MACHINE_PLAN_RETRY, facts, out);
 }
 
-static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts *facts,
+/*
+ * The requested mode rule: whether the mode the compositor committed is
+ * linkguard's rather than its own choice. It is when it is the
+ * recommendation for a new output, the fallback that ran before the commit
+ * applied once more (a request_state the compositor handled late, as labwc
+ * does), or linkguard's last mode off the requested one on an output that
+ * ran none (sway stores a request_state as its configuration and applies
+ * it to the replugged output).
+ */
+static bool linkguards_mode(const struct lg_machine *m,
+		const struct lg_machine_facts *facts) {
+	const struct lg_mode *mode = facts->current;
+	const struct lg_mode *previous = facts->previous;
+	bool took_recommendation = facts->recommended != NULL &&
+		lg_mode_same_timing(facts->recommended, mode);
+	bool kept_fallback = previous != NULL && facts->requested != NULL &&
+		!lg_mode_same_timing(previous, facts->requested) &&
+		lg_mode_same_timing(previous, mode);
+	bool restarted_at_fallback = previous == NULL && m->has_off_requested &&
+		lg_mode_same_timing(&m->off_requested, mode);
+	return took_recommendation || kept_fallback || restarted_at_fallback;
+}
+
+static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts *given,
 		struct lg_actions *out) {
-	// A compositor's modeset trains the link afresh.
+	// The compositor's own choice becomes the requested mode; the rest of
+	// the step sees it so.
+	struct lg_machine_facts facts_now = *given;
+	const struct lg_machine_facts *facts = &facts_now;
+	if (given->current != NULL &&
+			(given->requested == NULL || !linkguards_mode(m, given))) {
+		emit_mode(out, LG_ACTION_REQUESTED, given->current, "the compositor's own");
+		facts_now.requested = given->current;
+	}
+	// A compositor's modeset trains the link afresh, maybe at another
+	// link than the list at the last probe was read at.
 	end_plan(m);
+	m->list_stale = true;
 	if (facts->current != NULL) {
 		m->running_link = link_config(facts, facts->current);
 	}
@@ -1117,6 +1176,7 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 		m->failed_head = 0;
 		if (event->type == LG_MACHINE_SINK_SWAP) {
 			m->fallen_back = false;
+			m->has_off_requested = false;
 		}
 		// FAILED stays, so that a replug that works is reported restored.
 		if (m->state != LG_LINK_FAILED) {

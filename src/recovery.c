@@ -27,9 +27,8 @@ struct lg_recovery {
 	enum lg_retry_result retry;
 	bool has_recommend;
 	struct lg_mode recommend;
-	// linkguard's last mode off the requested one: a fallback or a step up
-	bool has_off_requested;
-	struct lg_mode off_requested;
+	// MODE_SET: what the output ran before the compositor's commit
+	const struct lg_mode *previous;
 };
 
 bool recovery_build_state(struct lg_connector *conn,
@@ -63,6 +62,8 @@ static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 		.enabled = conn->output != NULL && conn->output->enabled,
 		.requested = conn->has_requested ? &conn->requested : NULL,
 		.current = conn->has_current ? &conn->current : NULL,
+		.previous = conn->recovery->previous,
+		.recommended = conn->has_recommended ? &conn->recommended : NULL,
 		.modes = &conn->modes,
 		.known_bad = &conn->known_bad,
 		.link_errors = conn->link_errors,
@@ -213,13 +214,10 @@ static void arm_timer(struct lg_connector *conn, uint32_t ms) {
 
 /*
  * linkguard set a mode other than the requested one, a fallback or a step
- * up (what): logged with why the requested mode does not run, and kept
- * for recovery_ran_off_requested().
+ * up (what): logged with why the requested mode does not run.
  */
 static void leave_requested(struct lg_connector *conn, const struct lg_action *action,
 		const char *what) {
-	conn->recovery->has_off_requested = true;
-	conn->recovery->off_requested = action->mode;
 	char from_buf[64], to_buf[64];
 	lg_conn_log(conn, LG_INFO, "%s %s -> %s (%s)", what,
 		lg_mode_format(&action->from, from_buf, sizeof(from_buf)),
@@ -388,11 +386,10 @@ void recovery_committed(struct lg_connector *conn, bool ok) {
 	incident_rest(&conn->recovery->incidents);
 }
 
-bool recovery_ran_off_requested(const struct lg_connector *conn,
-		const struct lg_mode *mode) {
-	const struct lg_recovery *recovery = conn->recovery;
-	return recovery->has_off_requested &&
-		lg_mode_same_timing(&recovery->off_requested, mode);
+void recovery_mode_set(struct lg_connector *conn, const struct lg_mode *previous) {
+	conn->recovery->previous = previous;
+	recovery_feed(conn, LG_MACHINE_MODE_SET);
+	conn->recovery->previous = NULL;
 }
 
 struct lg_incidents *recovery_incidents(struct lg_connector *conn) {

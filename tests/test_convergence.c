@@ -8,7 +8,7 @@
  * choosing modes, sinks that lose lock with link-status GOOD (once, or
  * above a rate), cables that count symbol errors, with and without the
  * step down for errors, all at random gaps. Each program is
- * checked against P1-P5, P7 and P8 after every step and once left alone,
+ * checked against P1-P5 and P7-P9 after every step and once left alone,
  * with the DP-formula oracle of tests/machine/oracle.c, and against P4's
  * time bound: the last mode change comes within a flap window and the
  * settle time after the last fault. The distributions of that time and of

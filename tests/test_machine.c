@@ -1,9 +1,9 @@
 /*
  * The recovery state machine, exhaustively: every sequence of up to
  * MAX_DEPTH events over the alphabet below, from a 4K60 monitor running its
- * preferred mode, each checked against P1-P5 (doc/linkguard-recovery.7.scd)
- * after every event, and once more after each full sequence has been left
- * alone long enough to converge. The kernel is the sim's pure link model,
+ * preferred mode, each checked against P1-P5 and P7-P9
+ * (doc/linkguard-recovery.7.scd) after every event, and once more after
+ * each full sequence has been left alone long enough to converge. The kernel is the sim's pure link model,
  * time a virtual clock; which modes a link carries is checked against the
  * DP formulas in tests/machine/oracle.c.
  */
@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "machine/oracle.h"
+#include "machine/step.h"
 #include "machine/world.h"
 #include "test.h"
 
 /*
- * The longest sequences: 6 (17,895,696 sequences); the sanitizer legs, ten
+ * The longest sequences: 6 (25,646,166 sequences); the sanitizer legs, ten
  * times slower, ask for 5 with --depth 5.
  */
 #define MAX_DEPTH 6
@@ -41,7 +42,10 @@ enum letter {
 	COMMIT_FAILS, // the next commit fails after its test passed
 	VT_SWITCH, // the session leaves, the link glitches, the session is back
 	REJECT, // the kernel's atomic check refuses every mode, or again takes them
-	USER_4K60, // the compositor sets 4K60 itself (a user's output command)
+	// the compositor sets a mode itself (a user's output command): 4K60,
+	// or 1440p60 where 4K60 is the requested mode
+	USER_MODE,
+	LATE_REQUEST, // the compositor applies linkguard's last request_state late (labwc)
 	DARK, // the sink holds lock up to HBR only: link-status GOOD, no uevent
 	DARK_ONCE, // the sink loses lock once; a modeset regains it
 	ERRORS, // symbol errors above the threshold at the running rate and above
@@ -51,12 +55,15 @@ enum letter {
 static const char *const letter_names[] = {
 	"glitch", "cable-hbr", "cable-hbr2x2", "heal", "tick", "quiet",
 	"replug", "replug-stored", "retry", "commit-fails", "vt-switch", "reject",
-	"user-4k60", "dark", "dark-once", "errors",
+	"user-mode", "late-request", "dark", "dark-once", "errors",
 };
 
 static const struct lg_mode uhd60 = {
 	.width = 3840, .height = 2160, .refresh_mhz = 60000, .clock_khz = 533250,
 	.preferred = true,
+};
+static const struct lg_mode qhd60 = {
+	.width = 2560, .height = 1440, .refresh_mhz = 59951, .clock_khz = 241500,
 };
 
 static void apply(struct world *w, enum letter letter) {
@@ -98,8 +105,12 @@ static void apply(struct world *w, enum letter letter) {
 	case REJECT:
 		world_reject_all(w, !w->link.reject_all);
 		break;
-	case USER_4K60:
-		world_mode_set(w, &uhd60);
+	case USER_MODE:
+		world_mode_set(w, w->has_requested &&
+			lg_mode_same_timing(&w->requested, &uhd60) ? &qhd60 : &uhd60);
+		break;
+	case LATE_REQUEST:
+		world_apply_late(w);
 		break;
 	case DARK:
 		world_lose_lock(w, 2700);
@@ -195,6 +206,60 @@ static void test_every_sequence_up_to_depth(void) {
 	check_int_eq(e.failures, 0);
 }
 
+/*
+ * The requested mode rule as one step: what the compositor committed
+ * becomes the requested mode unless it is linkguard's; a recommendation
+ * that is not linkguard's last fallback as well (which the sequences above
+ * rarely reach).
+ */
+static bool mode_set_requests(const struct lg_mode *requested,
+		const struct lg_mode *previous, const struct lg_mode *recommended,
+		const struct lg_mode *current) {
+	struct lg_mode_list modes, known_bad;
+	lg_mode_list_init(&modes);
+	lg_mode_list_init(&known_bad);
+	lg_mode_list_append(&modes, &uhd60);
+	lg_mode_list_append(&modes, &qhd60);
+	const struct lg_machine_facts facts = {
+		.now_ms = 60000,
+		.connected = true,
+		.has_output = true,
+		.enabled = true,
+		.requested = requested,
+		.current = current,
+		.previous = previous,
+		.recommended = recommended,
+		.modes = &modes,
+		.known_bad = &known_bad,
+	};
+	struct lg_actions out;
+	machine_step_once(LG_MACHINE_MODE_SET, &facts, &out);
+	bool requests = false;
+	for (size_t i = 0; i < out.len; i++) {
+		if (out.list[i].type == LG_ACTION_REQUESTED) {
+			check(lg_mode_equal(&out.list[i].mode, current));
+			requests = true;
+		}
+	}
+	lg_mode_list_finish(&modes);
+	lg_mode_list_finish(&known_bad);
+	return requests;
+}
+
+static void test_requested_mode_rule(void) {
+	// Nothing requested yet: whatever runs is.
+	check(mode_set_requests(NULL, NULL, NULL, &qhd60));
+	// The compositor's own choice, over the requested mode or a fallback.
+	check(mode_set_requests(&uhd60, &uhd60, NULL, &qhd60));
+	check(mode_set_requests(&qhd60, &qhd60, NULL, &uhd60));
+	check(mode_set_requests(&uhd60, NULL, NULL, &qhd60));
+	// linkguard's recommendation for the new output.
+	check(!mode_set_requests(&uhd60, NULL, &qhd60, &qhd60));
+	check(mode_set_requests(&uhd60, NULL, &uhd60, &qhd60));
+	// The fallback that ran, applied once more (labwc).
+	check(!mode_set_requests(&uhd60, &qhd60, NULL, &qhd60));
+}
+
 /* Replays one sequence named on the command line, traced: for a failure. */
 static int replay(int argc, char *argv[]) {
 	struct world w;
@@ -234,6 +299,7 @@ int main(int argc, char *argv[]) {
 	} else if (argc > 1) {
 		return replay(argc, argv);
 	}
+	run_test(test_requested_mode_rule);
 	run_test(test_every_sequence_up_to_depth);
 	return test_result();
 }

@@ -6,6 +6,7 @@
  */
 #include <stdbool.h>
 #include <core/machine.h>
+#include "machine/step.h"
 #include "test.h"
 
 static const struct lg_mode uhd60 = { 3840, 2160, 60000, 533250, true, false };
@@ -35,10 +36,6 @@ static bool fake_skipped_at(void *data, const struct lg_mode *mode,
 
 /* The first mode the recommendation for a new output tests. */
 static struct lg_mode first_tested(struct fake *fake) {
-	struct lg_machine_config config;
-	lg_machine_config_defaults(&config);
-	struct lg_machine m;
-	lg_machine_init(&m, &config);
 	struct lg_mode_list modes, known_bad;
 	lg_mode_list_init(&modes);
 	lg_mode_list_init(&known_bad);
@@ -58,8 +55,7 @@ static struct lg_mode first_tested(struct fake *fake) {
 		.skipped_data = fake,
 	};
 	struct lg_actions out;
-	lg_machine_step(&m, &(struct lg_machine_event){ .type = LG_MACHINE_RECOMMEND },
-		&facts, &out);
+	machine_step_once(LG_MACHINE_RECOMMEND, &facts, &out);
 	struct lg_mode tested = {0};
 	for (size_t i = 0; i < out.len; i++) {
 		if (out.list[i].type == LG_ACTION_TEST) {
@@ -67,7 +63,6 @@ static struct lg_mode first_tested(struct fake *fake) {
 		}
 	}
 	check(out.len > 0 && out.list[out.len - 1].type == LG_ACTION_TEST);
-	lg_machine_finish(&m);
 	lg_mode_list_finish(&modes);
 	lg_mode_list_finish(&known_bad);
 	return tested;

@@ -56,7 +56,7 @@ enum lg_machine_event_type {
 	LG_MACHINE_OUTPUT_NEW, // an output drives the connector (facts.enabled false)
 	LG_MACHINE_OUTPUT_GONE, // the output was destroyed
 	LG_MACHINE_OUTPUT_DISABLED, // the compositor disabled the output
-	LG_MACHINE_MODE_SET, // the compositor committed a mode of its own
+	LG_MACHINE_MODE_SET, // the compositor committed a mode; REQUESTED if its own
 	/*
 	 * The sink reports lanes unlocked or not aligned for longer than the
 	 * settle time, the output enabled and link-status GOOD: a dark link
@@ -79,6 +79,12 @@ struct lg_machine_facts {
 	bool connected, has_output, enabled;
 	const struct lg_mode *requested; // NULL when nothing was asked yet
 	const struct lg_mode *current; // NULL while the output runs no mode
+	/*
+	 * MODE_SET: the mode the output ran before the compositor's commit
+	 * (NULL: none), and linkguard's recommendation for the output, until
+	 * the compositor's first commit (NULL: none).
+	 */
+	const struct lg_mode *previous, *recommended;
 	const struct lg_mode_list *modes; // the kernel's list at the last probe
 	const struct lg_mode_list *known_bad; // modes this monitor did not hold
 	bool link_errors; // the sink counts symbol errors above the threshold
@@ -186,6 +192,9 @@ struct lg_machine {
 	bool session_away;
 	bool bad_pending; // a BAD no commit has answered yet
 	bool fallen_back; // off the requested mode since the last restored
+	// linkguard's last mode off the requested one: a fallback or a step up
+	bool has_off_requested;
+	struct lg_mode off_requested;
 
 	enum machine_plan plan, gated_plan;
 	enum machine_await await;
@@ -194,6 +203,7 @@ struct lg_machine {
 	bool plan_steps_down; // only modes that need less bandwidth than plan_from
 	bool plan_same_tested; // the same mode was tested (and failed)
 	bool plan_probed; // the list is fresh: candidates come from it
+	bool list_stale; // a compositor's modeset since the last probe
 	bool requested_rejected; // the requested mode failed its test in this plan
 	struct lg_mode plan_mode; // the candidate under test or commit
 	size_t *order; // candidates: indices into facts.modes

@@ -30,9 +30,12 @@ void recovery_committed(struct lg_connector *conn, bool ok);
 bool recovery_answering(const struct lg_connector *conn);
 /* No timer armed: nothing pending for this connector. */
 bool recovery_idle(const struct lg_connector *conn);
-/* Whether mode is the last one linkguard set off the requested mode. */
-bool recovery_ran_off_requested(const struct lg_connector *conn,
-	const struct lg_mode *mode);
+/*
+ * The compositor committed a mode; previous: what the output ran
+ * before (NULL: none). The machine decides whether it becomes the requested
+ * mode.
+ */
+void recovery_mode_set(struct lg_connector *conn, const struct lg_mode *previous);
 /* A state that enables output at mode; false if the backend can't set it. */
 bool recovery_build_state(struct lg_connector *conn,
 	struct wlr_output_state *state, const struct lg_mode *mode);

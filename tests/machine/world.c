@@ -28,6 +28,8 @@ static void world_facts(void *data, struct lg_machine_facts *facts) {
 		.enabled = w->enabled,
 		.requested = w->has_requested ? &w->requested : NULL,
 		.current = w->has_current ? &w->current : NULL,
+		.previous = w->has_previous ? &w->previous : NULL,
+		.recommended = w->has_recommend ? &w->recommend : NULL,
 		.modes = &w->modes,
 		.known_bad = &w->known_bad,
 		.link_errors = w->link_errors,
@@ -281,6 +283,10 @@ static void check_report(struct world *w, const struct lg_action *action) {
 		if (w->driver.machine.state == LG_LINK_RETRAINING && !w->committed_in_run) {
 			violate(w, "P5 truthful reports", "retraining reported before a commit");
 		}
+		return;
+	case LG_ACTION_STEP_UP:
+		w->last_fallback = action->mode;
+		w->has_last_fallback = true;
 		return;
 	case LG_ACTION_FALLBACK:
 		w->fallbacks++;
@@ -579,31 +585,53 @@ void world_unplug(struct world *w) {
 	w->failed_head = 0;
 	feed(w, LG_MACHINE_UNPLUG);
 	w->has_output = false;
+	w->has_recommend = false;
 	w->enabled = false;
 	w->has_current = false;
 	feed(w, LG_MACHINE_OUTPUT_GONE);
 }
 
 /*
- * The compositor commits mode; linkguard's: its recommendation or its last
- * fallback (src/connector.c keeps the requested mode for those).
+ * The requested mode rule, from the world's evidence: a mode the compositor
+ * commits is linkguard's when it is the recommendation for the new output,
+ * the fallback that ran applied once more (labwc's late request_state), or
+ * on an output that ran none linkguard's last mode off the requested one
+ * (sway's stored configuration); its own choice otherwise.
  */
-static void enable(struct world *w, const struct lg_mode *mode, bool linkguards) {
+static bool linkguards(const struct world *w, const struct lg_mode *mode) {
+	if (w->has_recommend && lg_mode_same_timing(&w->recommend, mode)) {
+		return true;
+	}
+	if (w->has_current && w->enabled) {
+		return !lg_mode_same_timing(&w->current, &w->requested) &&
+			lg_mode_same_timing(&w->current, mode);
+	}
+	return w->has_last_fallback && lg_mode_same_timing(&w->last_fallback, mode);
+}
+
+/* The compositor commits mode, its own choice or one of linkguard's. */
+static void enable(struct world *w, const struct lg_mode *mode) {
 	if (!w->connected || !w->has_output) {
 		return;
 	}
+	bool becomes = !w->has_requested || !linkguards(w, mode);
+	struct lg_mode expected = becomes ? *mode : w->requested;
+	w->has_previous = w->has_current && w->enabled;
+	w->previous = w->current;
 	w->current = *mode;
 	w->has_current = true;
 	w->enabled = true;
 	w->stored = *mode;
 	w->has_stored = true;
-	if (!linkguards || !w->has_requested) {
-		// The compositor's own choice becomes the requested mode.
-		w->requested = *mode;
-		w->has_requested = true;
-	}
 	train(w, mode);
 	feed(w, LG_MACHINE_MODE_SET);
+	w->has_previous = false;
+	w->has_recommend = false;
+	if (!w->has_requested || !lg_mode_same_timing(&w->requested, &expected)) {
+		violate(w, "requested mode rule", becomes ?
+			"the compositor's own mode did not become the requested one" :
+			"linkguard's mode replaced the requested one");
+	}
 }
 
 /*
@@ -623,6 +651,7 @@ static void plug(struct world *w, const char *name, bool at_stored) {
 		// Another monitor (lg_connector_set_description): nothing asked
 		// of the last one applies.
 		w->has_requested = false;
+		w->has_last_fallback = false;
 		lg_mode_list_clear(&w->known_bad);
 		feed(w, LG_MACHINE_SINK_SWAP);
 	}
@@ -631,15 +660,15 @@ static void plug(struct world *w, const char *name, bool at_stored) {
 	feed(w, LG_MACHINE_OUTPUT_NEW);
 	if (at_stored && w->has_stored && lg_mode_list_find(&w->modes, &w->stored) >= 0) {
 		struct lg_mode stored = w->stored;
-		enable(w, &stored, w->has_last_fallback &&
-			lg_mode_same_timing(&stored, &w->last_fallback));
+		enable(w, &stored);
 		return;
 	}
 	// The recommendation, as lg_manager_recommend_state() asks for it.
 	w->has_recommend = false;
 	feed(w, LG_MACHINE_RECOMMEND);
 	if (w->has_recommend) {
-		enable(w, &w->recommend, true);
+		struct lg_mode recommend = w->recommend;
+		enable(w, &recommend);
 	}
 }
 
@@ -685,7 +714,14 @@ enum lg_retry_result world_retry(struct world *w) {
 }
 
 void world_mode_set(struct world *w, const struct lg_mode *mode) {
-	enable(w, mode, false);
+	enable(w, mode);
+}
+
+void world_apply_late(struct world *w) {
+	if (w->has_current && w->enabled) {
+		struct lg_mode running = w->current;
+		enable(w, &running);
+	}
 }
 
 void world_disable(struct world *w) {

@@ -53,11 +53,15 @@ struct world {
 	struct lg_mode_list modes; // the list at the last probe
 	struct lg_mode_list known_bad;
 	// what the compositor stored as its configuration: its own modes and
-	// linkguard's (sway's handle_request_state stores those too)
+	// linkguard's (sway's handle_request_state stores those too), and
+	// linkguard's last mode off the requested one (a fallback, a step up)
 	bool has_stored, has_last_fallback;
 	struct lg_mode stored, last_fallback;
+	// MODE_SET: what the output ran before the compositor's commit
+	bool has_previous;
+	struct lg_mode previous;
 	bool fail_next_commit; // fault: the next commit fails after its test
-	bool has_recommend;
+	bool has_recommend; // until the compositor's commit
 	struct lg_mode recommend;
 	enum lg_retry_result retry_result;
 
@@ -136,6 +140,11 @@ void world_vt_switch(struct world *w);
 enum lg_retry_result world_retry(struct world *w);
 /* The compositor commits mode of its own (a user's choice). */
 void world_mode_set(struct world *w, const struct lg_mode *mode);
+/*
+ * The compositor commits the mode that runs once more: linkguard's last
+ * request_state, handled late (labwc).
+ */
+void world_apply_late(struct world *w);
 void world_disable(struct world *w);
 
 /* Runs due events up to now + ms, in time order. */
