@@ -8,7 +8,8 @@
  * a handful of lines, each marked "linkguard:".
  *
  *   linkguard-example [-v] [-t] [-s CMD] [--allow-retry] [--no-recover]
- *                     [--KEY VALUE]... [--sim SCENARIO [--exit-after-scenario]]
+ *                     [--ignore-request-state] [--KEY VALUE]...
+ *                     [--sim SCENARIO [--exit-after-scenario]]
  *
  * Every key of linkguard(5) is an option (--policy refresh-first,
  * --min-refresh 120), over the configuration file and LINKGUARD_*. --sim runs on wlroots' headless backend with linkguard's simulated
@@ -77,6 +78,7 @@ struct example_server {
 	struct wl_list keyboards; // example_keyboard.link
 
 	bool exit_after_scenario;
+	bool ignore_request_state;
 	bool exiting;
 	int outputs_created, outputs_destroyed;
 
@@ -170,6 +172,13 @@ static void handle_output_request_state(struct wl_listener *listener,
 		wl_container_of(listener, output, request_state);
 	const struct wlr_output_event_request_state *event = data;
 
+	/* A compositor that leaves the backend's requests unanswered, for
+	 * testing what the backend does then. */
+	if (output->server->ignore_request_state) {
+		wlr_log(WLR_INFO, "%s: ignoring a request_state",
+			output->wlr_output->name);
+		return;
+	}
 	wlr_output_commit_state(output->wlr_output, event->state);
 }
 
@@ -938,7 +947,8 @@ static void server_finish(struct example_server *server) {
 }
 
 static const char usage[] =
-	"usage: %s [-v] [-t] [-s CMD] [--allow-retry] [--no-recover] [--KEY VALUE]...\n"
+	"usage: %s [-v] [-t] [-s CMD] [--allow-retry] [--no-recover]\n"
+	"          [--ignore-request-state] [--KEY VALUE]...\n"
 	"          [--sim SCENARIO [--exit-after-scenario]]\n"
 	"  -s CMD                 run CMD with WAYLAND_DISPLAY set\n"
 	"  -v                     debug logging\n"
@@ -947,6 +957,8 @@ static const char usage[] =
 	"  --allow-retry          let unsandboxed clients retry links\n"
 	"  --no-recover           watch and report only: bad links are left to\n"
 	"                         wlroots, as without linkguard (--recover off)\n"
+	"  --ignore-request-state never apply the output states the backend\n"
+	"                         requests (logged and dropped)\n"
 	"  --KEY VALUE            a setting of linkguard(5), over its file and\n"
 	"                         LINKGUARD_* variables: --policy refresh-first,\n"
 	"                         --min-refresh 120, --min-resolution 1920x1080,\n"
@@ -959,6 +971,7 @@ enum {
 	OPT_EXIT_AFTER_SCENARIO,
 	OPT_ALLOW_RETRY,
 	OPT_NO_RECOVER,
+	OPT_IGNORE_REQUEST_STATE,
 	OPT_SETTING, // + the key's index
 };
 
@@ -967,6 +980,7 @@ static const struct option fixed_options[] = {
 	{ "exit-after-scenario", no_argument, NULL, OPT_EXIT_AFTER_SCENARIO },
 	{ "allow-retry", no_argument, NULL, OPT_ALLOW_RETRY },
 	{ "no-recover", no_argument, NULL, OPT_NO_RECOVER },
+	{ "ignore-request-state", no_argument, NULL, OPT_IGNORE_REQUEST_STATE },
 	{ "help", no_argument, NULL, 'h' },
 };
 
@@ -1027,6 +1041,7 @@ int main(int argc, char *argv[]) {
 	size_t n_settings = 0;
 	const char *startup_cmd = NULL, *scenario = NULL;
 	bool verbose = false, exit_after_scenario = false, bad_usage = false;
+	bool ignore_request_state = false;
 	int c;
 	while (!bad_usage &&
 			(c = getopt_long(argc, argv, "s:vth", long_options, NULL)) != -1) {
@@ -1054,6 +1069,9 @@ int main(int argc, char *argv[]) {
 		case OPT_NO_RECOVER:
 			setting = setting_arg(argv[0], "recover", "off");
 			bad_usage = setting == NULL;
+			break;
+		case OPT_IGNORE_REQUEST_STATE:
+			ignore_request_state = true;
 			break;
 		case 'h':
 			fprintf(stderr, usage, argv[0], EXIT_AFTER_SCENARIO_MS / 1000.0);
@@ -1095,6 +1113,7 @@ int main(int argc, char *argv[]) {
 
 	struct example_server server = {
 		.exit_after_scenario = exit_after_scenario,
+		.ignore_request_state = ignore_request_state,
 		.settings = (const char *const *)settings,
 	};
 	int status = EXIT_FAILURE;
