@@ -206,7 +206,7 @@ if runs sway; then
 fi
 if runs wlroots; then
 	echo "== 7. Debian's compositors on wlroots with contrib/wlroots' series"
-	repeat layer 600 $IN_USERLAND sh "$here/wlroots.sh" "$4" "$8" || status=1
+	repeat layer 600 $IN_USERLAND sh "$here/wlroots.sh" "$4" "$8" "$5" || status=1
 	phase wlroots
 fi
 case " $layers " in

@@ -3,9 +3,11 @@
 # packaged, sway, labwc and cage, on wlroots with contrib/wlroots' series
 # (the library the test contrib-wlroots built, through LD_LIBRARY_PATH), on
 # wlroots' DRM backend (pixman, a seat from seatd), through the failures
-# the other compositors go through (kms.sh), without linkguard.
+# the other compositors go through (kms.sh), without linkguard. Then the
+# example compositor, linkguard only watching, on the same library,
+# ignoring request_state: the backend's own fallback.
 #
-#   wlroots.sh STATUS BUILD
+#   wlroots.sh STATUS BUILD EXAMPLE
 #
 # The library is where contrib/wlroots/test.sh leaves it in BUILD, the
 # linkguard build directory (meson test contrib-wlroots builds it, before
@@ -20,7 +22,7 @@ if [ -z "${LG_WLROOTS_NS:-}" ]; then
 	LG_WLROOTS_NS=1 exec unshare --mount --propagation unchanged sh "$0" "$@"
 fi
 
-status_tool=$1 build=$2
+status_tool=$1 build=$2 example=$3
 lib=$build/contrib-wlroots/lib
 LG_LOG_NAME=compositor LG_LOG_LINES=60
 . "$(dirname "$0")/../lib.sh"
@@ -72,6 +74,8 @@ start() {
 	sway) LD_LIBRARY_PATH=$lib sway -V -c "$config" >"$log" 2>&1 & ;;
 	labwc) LD_LIBRARY_PATH=$lib labwc -V >"$log" 2>&1 & ;;
 	cage) LD_LIBRARY_PATH=$lib cage -- sleep 3600 >"$log" 2>&1 & ;;
+	example) LD_LIBRARY_PATH=$lib "$example" --no-recover \
+		--ignore-request-state >"$log" 2>&1 & ;;
 	esac
 	pid=$!
 	echo "$pid" >"$dir/compositor.pid"
@@ -122,7 +126,39 @@ run_compositor() {
 	stop
 }
 
-# One compositor's failure leaves the others to run; one it left is killed.
+# run_example VARIANT: a compositor that leaves the backend's request_state
+# unanswered (linkguard only watching). A second later the backend commits
+# the mode it requested: the same output at the patch's pick, one modeset.
+run_example() {
+	trigger cap "$conn" 0
+	start example
+	failures_begin "$1" 1
+	fail_lowered "lowered to 300 MHz, mode pruned, request_state ignored" 300000
+	failures_end
+	mode=$(kernel 4)
+	stop
+	grep -q 'linkguard-example: 1 outputs created, 0 destroyed' "$log" ||
+		fail "$1: the example did not exit with its one output kept"
+	grep -q "$name: ignoring a request_state" "$log" ||
+		fail "$1: the example was not requested a state"
+	# "applying 2560x1600 @ 59.972 Hz" -> 2560x1600@59972, as the kernel's
+	applied=$(sed -n 's/.*Compositor did not apply the fallback mode, applying \([0-9]*x[0-9]*\) @ \([0-9]*\)\.\([0-9]*\) Hz$/\1@\2\3/p' "$log")
+	[ "$applied" = "$mode" ] ||
+		fail "$1: the backend applied '$applied', the CRTC ran $mode"
+	ok "$1: request_state ignored, the backend applied $applied itself"
+}
+
+# run FUNCTION ARGS...: one compositor's run. Its failure leaves the others
+# to run; a compositor it left is killed.
+run() {
+	("$@") || status=1
+	if [ -s "$dir/compositor.pid" ]; then
+		kill -KILL "$(cat "$dir/compositor.pid")" 2>/dev/null
+		rm -f "$dir/compositor.pid"
+	fi
+	rm -f "$dir"/wayland-* "$dir"/sway-ipc.*.sock
+}
+
 status=0
 series=$(basename "$(ls "$lib"/libwlroots-*.so)" .so | sed 's/^lib//')
 for compositor in sway labwc cage; do
@@ -136,12 +172,8 @@ for compositor in sway labwc cage; do
 	esac
 	version=$("$compositor" $flag 2>&1 |
 		sed -n 's/.*[Vv]ersion \([0-9.]*\).*/\1/p; s/^labwc \([0-9.]*\).*/\1/p')
-	(run_compositor "$compositor" "$compositor $version + $series patch") || status=1
-	if [ -s "$dir/compositor.pid" ]; then
-		kill -KILL "$(cat "$dir/compositor.pid")" 2>/dev/null
-		rm -f "$dir/compositor.pid"
-	fi
-	rm -f "$dir"/wayland-* "$dir"/sway-ipc.*.sock
+	run run_compositor "$compositor" "$compositor $version + $series patch"
 done
+run run_example "example + $series patch"
 trigger cap "$conn" 0
 exit $status
