@@ -20,6 +20,7 @@
 #include <linkguard/sim.h>
 #include <sim/dp.h>
 #include <sim/link.h>
+#include <sim/observe.h>
 #include <sim/scenario.h>
 
 /*
@@ -47,6 +48,8 @@ struct sim {
 	uint64_t start_ms;
 	struct wl_event_source *step_timer;
 	struct sim_connector *plugging; // bound by the next new_output
+	sim_train_observer observer;
+	void *observer_data;
 
 	struct wl_listener new_output;
 	struct wl_listener backend_destroy;
@@ -120,6 +123,9 @@ static int handle_retry_timer(void *data) {
 
 static void handle_train_result(struct sim_connector *sc,
 		enum sim_train_result result) {
+	if (sc->sim->observer != NULL) {
+		sc->sim->observer(sc->sim->observer_data, sc->conn, &sc->link, result);
+	}
 	switch (result) {
 	case SIM_RETRY:
 		arm_timer(sc, &sc->retry_timer, handle_retry_timer, RETRY_DELAY_MS);
@@ -576,6 +582,13 @@ struct lg_sim *lg_sim_create(struct lg_manager *manager, struct wlr_backend *bac
 	sim->manager_destroy.notify = handle_manager_destroy;
 	wl_signal_add(&manager->events.destroy, &sim->manager_destroy);
 	return &sim->base;
+}
+
+void sim_observe_training(struct lg_sim *base, sim_train_observer observer,
+		void *data) {
+	struct sim *sim = wl_container_of(base, sim, base);
+	sim->observer = observer;
+	sim->observer_data = data;
 }
 
 void lg_sim_destroy(struct lg_sim *base) {

@@ -7,6 +7,7 @@
  * are left alone, every connector that has an output must be lit (P1) at
  * the policy's pick for the kernel's list (P4), computed by the oracle of
  * tests/machine/oracle.c from the policy as the specification words it,
+ * skipping what the sim saw fail at the link it would train at now,
  * after at most two of linkguard's modesets per output since the last
  * fault (P7). The distributions of the time from the last fault to the
  * last modeset and of the modesets after it are printed (real time on a
@@ -31,6 +32,7 @@
 #include "harness.h"
 #include "machine/oracle.h"
 #include "machine/rng.h"
+#include "sim/observe.h"
 #include "test.h"
 
 /*
@@ -101,11 +103,84 @@ static void generate(char *text, size_t size) {
 	snprintf(text + len, size - len, "%" PRIu64 "ms end\n", at + 1);
 }
 
+/* A mode the sim failed to train, or refused, at a link (rate x lanes). */
+struct failure {
+	struct lg_connector *conn;
+	const struct sim_link *link; // the connector's, for where it trains now
+	struct lg_mode mode;
+	uint64_t at; // 0: no link carries it
+};
+
+#define MAX_FAILURES 64
+
+/*
+ * P4's known bad from the world's evidence, never conn->known_bad: the
+ * failures the sim reported as they happened.
+ */
+struct evidence {
+	struct failure failed[MAX_FAILURES];
+	size_t n;
+	bool overflow;
+};
+
+/* The link i915 trains mode at within the link's maximum, by the oracle. */
+static uint64_t oracle_link(const struct sim_link *link, const struct lg_mode *mode) {
+	struct lg_link_params params;
+	if (link->sink == NULL ||
+			!oracle_train_link(mode, link->sink->max_bpc, &link->max, &params)) {
+		return 0;
+	}
+	return (uint64_t)params.rate_mbps * params.lanes;
+}
+
+static void handle_training(void *data, struct lg_connector *conn,
+		const struct sim_link *link, enum sim_train_result result) {
+	struct evidence *ev = data;
+	uint64_t at;
+	if (result == SIM_LOWERED) {
+		// The maximum is lowered already: the link it failed at.
+		at = (uint64_t)link->params.rate_mbps * link->params.lanes;
+	} else if (result == SIM_REJECTED) {
+		at = oracle_link(link, &link->mode);
+	} else {
+		return;
+	}
+	for (size_t i = 0; i < ev->n; i++) {
+		const struct failure *f = &ev->failed[i];
+		if (f->conn == conn && f->at == at && lg_mode_equal(&f->mode, &link->mode)) {
+			return;
+		}
+	}
+	if (ev->n == MAX_FAILURES) {
+		ev->overflow = true;
+		return;
+	}
+	ev->failed[ev->n++] = (struct failure){ conn, link, link->mode, at };
+}
+
+/*
+ * What failed on conn at the link it would train at now, but for holding:
+ * the mode that runs and holds is not held against itself.
+ */
+static void failed_here(const struct evidence *ev, const struct lg_connector *conn,
+		const struct lg_mode *holding, struct lg_mode_list *out) {
+	for (size_t i = 0; i < ev->n; i++) {
+		const struct failure *f = &ev->failed[i];
+		if (f->conn == conn && f->at == oracle_link(f->link, &f->mode) &&
+				(holding == NULL || !lg_mode_equal(&f->mode, holding))) {
+			lg_mode_list_append(out, &f->mode);
+		}
+	}
+}
+
 /* The spec's pick of the modes of the kernel's list now that pass their test. */
-static bool pick(struct lg_connector *conn, struct lg_mode *mode) {
-	struct lg_mode_list modes, passing;
+static bool pick(struct lg_connector *conn, const struct evidence *ev,
+		const struct lg_mode *holding, struct lg_mode *mode) {
+	struct lg_mode_list modes, passing, known_bad;
 	lg_mode_list_init(&modes);
 	lg_mode_list_init(&passing);
+	lg_mode_list_init(&known_bad);
+	failed_here(ev, conn, holding, &known_bad);
 	bool probed = conn->impl->probe(conn, &modes);
 	for (size_t i = 0; probed && i < modes.len; i++) {
 		const struct lg_mode *candidate = &modes.modes[i];
@@ -114,9 +189,10 @@ static bool pick(struct lg_connector *conn, struct lg_mode *mode) {
 		}
 	}
 	bool found = oracle_pick(conn->manager->options.policy, &conn->requested,
-		&passing, &conn->known_bad, mode);
+		&passing, &known_bad, mode);
 	lg_mode_list_finish(&modes);
 	lg_mode_list_finish(&passing);
+	lg_mode_list_finish(&known_bad);
 	return found;
 }
 
@@ -125,7 +201,7 @@ static bool pick(struct lg_connector *conn, struct lg_mode *mode) {
  * retrying with a backoff, by design (P1), and must light up when a mode
  * fits again.
  */
-static bool settled_now(struct harness *h) {
+static bool settled_now(struct harness *h, const struct evidence *ev) {
 	struct harness_connector *hc;
 	wl_list_for_each(hc, &h->connectors, link) {
 		struct lg_connector *conn = hc->conn;
@@ -138,7 +214,8 @@ static bool settled_now(struct harness *h) {
 		if (kernel_quiet && recovery_idle(conn)) {
 			continue;
 		}
-		if (conn->state != LG_LINK_FAILED || (conn->has_requested && pick(conn, &best))) {
+		if (conn->state != LG_LINK_FAILED ||
+				(conn->has_requested && pick(conn, ev, NULL, &best))) {
 			return false;
 		}
 	}
@@ -147,6 +224,7 @@ static bool settled_now(struct harness *h) {
 
 struct settle {
 	struct harness *h;
+	const struct evidence *ev;
 	uint64_t since_ms; // settled since, 0: not settled
 };
 
@@ -159,7 +237,7 @@ static uint64_t now_ms(void) {
 /* Settled for 150 ms on end: the kernel's retries come in between. */
 static bool all_settled(void *data) {
 	struct settle *settle = data;
-	if (!settled_now(settle->h)) {
+	if (!settled_now(settle->h, settle->ev)) {
 		settle->since_ms = 0;
 		return false;
 	}
@@ -170,21 +248,22 @@ static bool all_settled(void *data) {
 }
 
 /* P1 and P4 for one connector left alone; NULL when both hold. */
-static const char *judge(struct lg_connector *conn, char *detail, size_t size) {
+static const char *judge(struct lg_connector *conn, const struct evidence *ev,
+		char *detail, size_t size) {
 	if (!conn->connected || conn->output == NULL) {
 		return NULL;
 	}
 	struct lg_mode best;
-	bool fits = conn->has_requested && pick(conn, &best);
 	bool lit = conn->output->enabled &&
 		conn->impl->get_link_status(conn) == LG_LINK_STATUS_GOOD;
+	const struct lg_mode *holding = lit && conn->has_current ? &conn->current : NULL;
+	bool fits = conn->has_requested && pick(conn, ev, holding, &best);
 	if (fits && !lit) {
 		snprintf(detail, size, "%s dark (%s) with a mode that fits",
 			conn->name, lg_link_state_name(conn->state));
 		return "P1 never dark";
 	}
-	if (fits && conn->has_current && !lg_mode_equal(&conn->current, &best) &&
-			lg_mode_list_find(&conn->known_bad, &conn->current) < 0) {
+	if (fits && conn->has_current && !lg_mode_equal(&conn->current, &best)) {
 		char a[64], b[64];
 		snprintf(detail, size, "%s runs %s, the pick is %s", conn->name,
 			lg_mode_format(&conn->current, a, sizeof(a)),
@@ -198,6 +277,7 @@ static const char *judge(struct lg_connector *conn, char *detail, size_t size) {
 struct outcome {
 	uint64_t to_last_ms; // from the last fault to the last modeset
 	int after; // the most modesets of one output after the last fault
+	size_t failures; // modes the sim saw fail, with their links
 };
 
 /* P7, and the figures for the distributions. */
@@ -239,20 +319,26 @@ static bool run(const char *text, char *detail, size_t size, const char **violat
 		*violation = "harness";
 		return false;
 	}
+	struct evidence ev = {0};
+	sim_observe_training(h.sim, handle_training, &ev);
 	// The sim's uevents and retries come from the event loop a moment later.
 	bool ran = harness_run(&h, text, 100);
-	struct settle settle = { .h = &h };
+	struct settle settle = { .h = &h, .ev = &ev };
 	bool settled = harness_dispatch_until(&h, all_settled, &settle, 15000);
 	struct harness_connector *hc;
 	wl_list_for_each(hc, &h.connectors, link) {
 		if (*violation == NULL && hc->conn != NULL) {
-			*violation = judge(hc->conn, detail, size);
+			*violation = judge(hc->conn, &ev, detail, size);
 		}
+	}
+	if (*violation == NULL && ev.overflow) {
+		*violation = "evidence: more failures than recorded";
 	}
 	if (*violation == NULL && !settled) {
 		*violation = "convergence: still busy when left alone";
 	}
 	const char *path = judge_path(&h, outcome, detail, size);
+	outcome->failures = ev.n;
 	*violation = *violation != NULL ? *violation : path;
 	harness_finish(&h);
 	return ran;
@@ -306,7 +392,7 @@ int main(int argc, char *argv[]) {
 		seed_env != NULL ? strtoull(seed_env, NULL, 10) : (uint64_t)time(NULL);
 	fprintf(stderr, "seed %" PRIu64 " (LINKGUARD_SEED=%" PRIu64 " reproduces it)\n",
 		seed, seed);
-	unsigned long ran = 0, failed = 0;
+	unsigned long ran = 0, failed = 0, with_failures = 0;
 	uint64_t *to_last = calloc(programs + 1, sizeof(*to_last));
 	int *after = calloc(programs + 1, sizeof(*after));
 	check(to_last != NULL && after != NULL);
@@ -322,6 +408,7 @@ int main(int argc, char *argv[]) {
 			failed++;
 			continue;
 		}
+		with_failures += outcome.failures > 0;
 		to_last[ran] = outcome.to_last_ms;
 		after[ran] = outcome.after;
 		ran++;
@@ -340,7 +427,8 @@ int main(int argc, char *argv[]) {
 		fprintf(stderr, "program %lu: %s: %s (written to %s)\n", i, violation,
 			detail, path);
 	}
-	fprintf(stderr, "%lu programs ran on the full stack, %lu failed\n", ran, failed);
+	fprintf(stderr, "%lu programs ran on the full stack, %lu failed; in %lu a mode "
+		"failed at a link (P4's known bad)\n", ran, failed, with_failures);
 	print_distributions(to_last, after, ran);
 	free(to_last);
 	free(after);
