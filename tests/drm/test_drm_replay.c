@@ -24,6 +24,14 @@ static void setup(struct replay_bed *f, const struct lg_options *options) {
 	}
 }
 
+/* A bed whose sink settles and is polled every 50 ms (options: its own). */
+static void setup_polled(struct replay_bed *f, struct lg_options *options) {
+	lg_options_init(options);
+	options->settle_ms = 50;
+	options->sink_poll_ms = 50;
+	setup(f, options);
+}
+
 static struct replay_connector *plug_4k(struct replay_bed *f, uint32_t id,
 		drmModeModeInfo *modes) {
 	size_t n = replay_monitor_4k(modes);
@@ -595,11 +603,8 @@ static void test_dpcd_reply_ends(void) {
  */
 static void test_no_read_before_a_bad_is_heard(void) {
 	struct lg_options options;
-	lg_options_init(&options);
-	options.settle_ms = 50;
-	options.sink_poll_ms = 50;
 	struct replay_bed f;
-	setup(&f, &options);
+	setup_polled(&f, &options);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
 	await_reads(&f, rc, 3);
@@ -617,11 +622,8 @@ static void test_no_read_before_a_bad_is_heard(void) {
  */
 static void polled_less(int read_error, int most_reads) {
 	struct lg_options options;
-	lg_options_init(&options);
-	options.settle_ms = 50;
-	options.sink_poll_ms = 50;
 	struct replay_bed f;
-	setup(&f, &options);
+	setup_polled(&f, &options);
 	drmModeModeInfo modes[4];
 	size_t n = replay_monitor_4k(modes);
 	struct replay_connector *rc = replay_add_connector(&f.replay, 42, modes, n);
