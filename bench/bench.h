@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "drm/replay.h"
-#include "scenario/client.h"
+#include "stack/client.h"
 
 /* Repeated measurements of one figure: median and spread. */
 #define BENCH_MAX_SAMPLES 64

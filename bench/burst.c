@@ -4,7 +4,7 @@
  * recreate the output at each BAD; linkguard retrains, steps down once it
  * flaps and goes back to 4K60 once the link is quiet for a flap window
  * (linkguard-recovery(7), P3, P4, P7). The windows are scaled down as in
- * tests/scenario/test_shortest_path.c, so that a run takes seconds.
+ * tests/stack/test_shortest_path.c, so that a run takes seconds.
  */
 #include <stdio.h>
 #include "bench.h"

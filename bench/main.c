@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <wlr/version.h>
 #include "bench.h"
-#include "scenario/harness.h"
+#include "stack/harness.h"
 
 int main(int argc, char *argv[]) {
 	int runs = argc > 1 ? atoi(argv[1]) : 11;

@@ -17,7 +17,7 @@
 #include <linkguard/protocol.h>
 #include "drm/replay.h"
 #include "linkguard-link-v1-client-protocol.h"
-#include "scenario/client.h"
+#include "stack/client.h"
 
 #define MAX_WORDS 16
 

@@ -1,7 +1,7 @@
 /*
  * The recovery state machine (doc/linkguard-recovery.7.scd). Pure: every
  * side effect is an action for the driver, every answer comes back as an
- * event, so that tests/test_machine.c can enumerate it.
+ * event, so that tests/unit/test_machine.c can enumerate it.
  */
 #include <assert.h>
 #include <stdlib.h>

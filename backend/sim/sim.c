@@ -401,7 +401,7 @@ static void run_step(struct sim *sim, const struct sim_step *step) {
 	case SIM_VT_SWITCH:
 	case SIM_MODE:
 		// A client's, the compositor's and the session's: the replay
-		// on the virtual clock (tests/test_convergence.c) runs them.
+		// on the virtual clock (tests/unit/test_convergence.c) runs them.
 		sim_log(sc, LG_INFO, "no client, compositor or session here: step skipped");
 		break;
 	case SIM_PLUG:

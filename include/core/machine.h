@@ -6,7 +6,7 @@
  * function: (machine, event, facts) -> (machine', actions). No wlroots, no
  * timers, no I/O: the driver (core/driver.h) executes the actions and feeds
  * their results back as events. doc/linkguard-recovery.7.scd is the
- * specification; tests/test_machine.c checks it exhaustively.
+ * specification; tests/unit/test_machine.c checks it exhaustively.
  */
 
 #include <stdbool.h>

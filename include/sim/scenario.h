@@ -44,7 +44,7 @@
  * then trains the maximum link and lowers it in bandwidth order (see
  * sim/i915.h); a swap keeps the port's source limit and MST flag. A
  * connector must be plugged on an earlier line before any other verb names
- * it. The virtual-clock replay of tests/test_convergence.c runs every verb;
+ * it. The virtual-clock replay of tests/unit/test_convergence.c runs every verb;
  * the sim on the headless stack has no client, compositor or session of
  * its own and skips retry, commit-fails, vt-switch and mode with a log
  * line. A file with any error is rejected whole: "file:line: reason" is

@@ -83,7 +83,7 @@ ok "linkguard-run refuses sway on another wlroots: $(cat "$dir/refuse.err")"
 session=/usr/share/wayland-sessions/sway-linkguard.desktop
 exec_line=$(sed -n 's/^Exec=//p' "$session")
 [ "$exec_line" = "linkguard-run sway" ] || fail "$session runs '$exec_line'"
-export WLR_HEADLESS_OUTPUTS=0 LINKGUARD_SIM="$tests/preload/4k60-cable-drops-to-rbr.scn"
+export WLR_HEADLESS_OUTPUTS=0 LINKGUARD_SIM="$tests/scenarios/4k60-cable-drops-to-rbr.scn"
 # Emptied here: the redirection below happens in the child, maybe after
 # wait_for_log first reads the log.
 : >"$log"
@@ -120,7 +120,7 @@ timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid" 2>/dev/null
 reap "$pid" 10 >/dev/null
 pid=
 
-"$tests/preload/notify.sh" "$preload" "$linkctl" "$tests/preload/notify.scn" >"$dir/notify.log" 2>&1
+"$tests/preload/notify.sh" "$preload" "$linkctl" "$tests/scenarios/notify.scn" >"$dir/notify.log" 2>&1
 status=$?
 [ "$status" = 0 ] || fail "the notification test exited $status: $(cat "$dir/notify.log")"
 ok "the notification test passes with the installed preload and linkctl"

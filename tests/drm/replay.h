@@ -16,7 +16,7 @@
 #include <wlr/backend/session.h>
 #include <kms/device.h>
 #include <kms/kms.h>
-#include "scenario/harness.h"
+#include "stack/harness.h"
 
 #define REPLAY_MAX_MODES 16
 #define REPLAY_MAX_CONNECTORS 64

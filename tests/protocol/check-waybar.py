@@ -9,7 +9,7 @@ the lines). Every line must be strict JSON in UTF-8 with exactly text,
 tooltip, class and alt, the class must follow from alt, and text and tooltip
 must be well-formed Pango markup (XML's rules, no elements) that says the
 connector and its monitor. every-class: the lines went through good,
-degraded, flapping, failed and good (tests/protocol/every-class.scn), with
+degraded, flapping, failed and good (tests/scenarios/every-class.scn), with
 the sentences for each. steady: one line, good.
 """
 import json

@@ -697,7 +697,7 @@ test_waybar() {
 	waybar_lines "$dir/waybar.jsonl" good
 	kill -INT "$watch_pid"
 	reap "$watch_pid" 10 || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
-	python3 "$scenarios/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
+	python3 "$(dirname "$0")/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
 		every-class || fail "watch --waybar: $(cat "$dir/waybar.jsonl")"
 	stop_host
 
@@ -723,7 +723,7 @@ sys.stdout.buffer.write(b"x" + name + b"x")  # $(cat) would drop a last newline
 		timeout 5 "$linkctl" --json >"$dir/list.json" || fail "linkctl --json failed"
 		kill -INT "$watch_pid"
 		reap "$watch_pid" 10 || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
-		python3 "$scenarios/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
+		python3 "$(dirname "$0")/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
 			steady || fail "watch --waybar for $(od -c "$dir/name.$i"): $(cat "$dir/waybar.jsonl")"
 		stop_host
 	done
