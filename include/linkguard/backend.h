@@ -16,14 +16,28 @@
 
 struct wlr_output_state;
 
+/* What a forced probe found. */
+enum lg_probe_result {
+	LG_PROBE_OK, // the kernel's mode list is in *modes
+	LG_PROBE_FAILED, // the connector cannot be probed (I/O error)
+	/*
+	 * The sink left: the core feeds the unplug once the recovery step
+	 * that probed is over, as if the backend had called
+	 * lg_connector_set_connected(conn, false).
+	 */
+	LG_PROBE_GONE,
+};
+
 struct lg_connector_impl {
 	/* link-status as the kernel reports it now: a property read, no probe. */
 	enum lg_link_status (*get_link_status)(struct lg_connector *conn);
 	/*
 	 * Forced probe: replace *modes with the kernel's current mode list.
-	 * Returns false when the connector cannot be probed (gone, I/O error).
+	 * Never calls back into the core: a sink found gone is said in the
+	 * result.
 	 */
-	bool (*probe)(struct lg_connector *conn, struct lg_mode_list *modes);
+	enum lg_probe_result (*probe)(struct lg_connector *conn,
+		struct lg_mode_list *modes);
 	/*
 	 * Puts mode into state (the matching wlr_output_mode, or a custom
 	 * mode). Returns false when the output cannot take it.

@@ -218,21 +218,40 @@ static void test_mst_three_bad_at_once(void) {
 	replay_bed_finish(&f);
 }
 
-/* The sink is gone by the time linkguard probes: an unplug, no failure. */
+/*
+ * The sink is gone by the time linkguard probes: an unplug, no failure,
+ * fed once the step that probed is over (the driver asserts that no event
+ * re-enters a step), and a replug lights the monitor again.
+ */
 static void test_disconnected_at_probe(void) {
 	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct lg_connector *conn = conn_of(&f, 42);
 	replay_lower_link(rc, 300000);
 	rc->gone_on_probe = true;
 	replay_uevent(&f.replay, 42);
+	check_int_eq(rc->forced_probes, 1);
 	check_int_eq(f.h.modesets, 1);
 	check_int_eq(f.h.n_failed, 0);
 	check_int_eq(f.h.outputs_destroyed, 1);
-	check(!conn_of(&f, 42)->connected);
+	check(!conn->connected);
+	check(conn->output == NULL);
+	check_int_eq(conn->modes.len, 0);
+	check_int_eq(conn->state, LG_LINK_GOOD);
+	check(!recovery_answering(conn));
+	check(recovery_idle(conn));
 	check_int_eq(drm_device_find_connector(f.device, 42)->last_destroy,
 		DRM_DESTROY_UNPLUG);
+
+	rc->gone_on_probe = false;
+	replay_plug(rc);
+	check(conn->connected);
+	check(conn->output != NULL && conn->output == rc->output);
+	check_int_eq(f.h.modesets, 2);
+	check(committed(&f.h, 1, rc->output, &modes[1])); // 4K60 is not listed
+	check_int_eq(f.h.n_failed, 0);
 	replay_bed_finish(&f);
 }
 
