@@ -22,8 +22,6 @@ enum lg_probe_result connector_probe(struct lg_connector *conn) {
 	enum lg_probe_result result = conn->impl->probe(conn, &conn->modes);
 	if (result == LG_PROBE_FAILED) {
 		lg_conn_log(conn, LG_ERROR, "forced probe failed");
-	} else if (result == LG_PROBE_OK) {
-		connector_read_link(conn);
 	}
 	return result;
 }

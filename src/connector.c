@@ -230,7 +230,10 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	wl_signal_add(&output->events.commit, &conn->output_commit);
 	conn->output_destroy.notify = handle_output_destroy;
 	wl_signal_add(&output->events.destroy, &conn->output_destroy);
-	if (connector_probe(conn) == LG_PROBE_GONE) {
+	enum lg_probe_result probed = connector_probe(conn);
+	if (probed == LG_PROBE_OK) {
+		connector_read_link(conn);
+	} else if (probed == LG_PROBE_GONE) {
 		unplug(conn);
 	}
 	sink_hotplug(conn);

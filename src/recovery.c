@@ -175,8 +175,9 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 	incident_commit(&conn->recovery->incidents);
 	const struct lg_mode *current = conn->output->enabled && conn->has_current ?
 		&conn->current : NULL;
-	if (!lg_driver_commit_retrains(current, &action->mode,
-			conn->impl->get_link_status(conn))) {
+	// link-status as the hotplug that brought the BAD read it, or as the
+	// last commit left it: read once per event, never again here.
+	if (!lg_driver_commit_retrains(current, &action->mode, conn->link_status)) {
 		lg_conn_log(conn, LG_INFO, "%s runs with link-status GOOD: the kernel "
 			"would retrain nothing; its CRTC goes off first", buf);
 		blank(conn);

@@ -290,7 +290,8 @@ struct drm_connector *drm_connector_create(struct drm_device *device,
 	return dc;
 }
 
-bool drm_connector_wants_check(struct drm_connector *dc) {
+bool drm_connector_wants_check(struct drm_connector *dc,
+		enum lg_link_status *link_status) {
 	if (dc->conn->output == NULL) {
 		// wlroots' own scan creates the output of a new sink.
 		return false;
@@ -307,5 +308,6 @@ bool drm_connector_wants_check(struct drm_connector *dc) {
 		drm_log(dc, LG_DEBUG, "no link-status property: nothing to watch");
 		return false;
 	}
+	*link_status = state.link_status;
 	return true;
 }

@@ -108,7 +108,7 @@ static int handle_hotplug_timer(void *data) {
 	struct sim_connector *sc = data;
 	sim_log(sc, LG_INFO, "link-status %s, uevent HOTPLUG=1 "
 		"CONNECTOR=%" PRIu32, lg_link_status_name(sc->link.status), sc->conn->id);
-	lg_connector_hotplug(sc->conn);
+	lg_connector_hotplug(sc->conn, sc->link.status);
 	return 0;
 }
 

@@ -139,6 +139,32 @@ static void test_pruned_mode_falls_back_in_place(void) {
 	replay_bed_finish(&f);
 }
 
+/*
+ * link-status is read once per event, when the uevent comes: what was read
+ * then decides both that the BAD is answered and that the commit answering
+ * it, of modes[answer] after probes forced probes, is a modeset by itself
+ * (no blank first).
+ */
+static void check_read_once(uint32_t link_khz, int answer, int probes) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	replay_lower_link(rc, link_khz);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 2);
+	check(committed(&f.h, 1, rc->output, &modes[answer]));
+	check_int_eq(rc->forced_probes, probes);
+	check_int_eq(rc->blanks, 0);
+	check_int_eq(rc->bad_reads, 1);
+	replay_bed_finish(&f);
+}
+
+static void test_link_status_read_once(void) {
+	check_read_once(540000, 0, 0); // the same mode at fewer bpp
+	check_read_once(300000, 1, 1); // 4K60 pruned: 4K30
+}
+
 /* A bare HOTPLUG=1: only the connector whose link-status is BAD is touched. */
 static void test_bare_hotplug_touches_only_bad(void) {
 	struct replay_bed f;
@@ -721,6 +747,7 @@ static void test_dark_link_retrained_off_and_on_without_dpms(void) {
 int main(void) {
 	run_test(test_same_mode_retrained);
 	run_test(test_pruned_mode_falls_back_in_place);
+	run_test(test_link_status_read_once);
 	run_test(test_bare_hotplug_touches_only_bad);
 	run_test(test_mst_three_bad_at_once);
 	run_test(test_disconnected_at_probe);
