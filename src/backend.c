@@ -18,16 +18,12 @@ void connector_read_link(struct lg_connector *conn) {
 	}
 }
 
-bool connector_probe(struct lg_connector *conn) {
-	if (!conn->impl->probe(conn, &conn->modes)) {
-		// A sink that left during the probe was logged as an unplug.
-		if (conn->connected) {
-			lg_conn_log(conn, LG_ERROR, "forced probe failed");
-		}
-		return false;
+enum lg_probe_result connector_probe(struct lg_connector *conn) {
+	enum lg_probe_result result = conn->impl->probe(conn, &conn->modes);
+	if (result == LG_PROBE_FAILED) {
+		lg_conn_log(conn, LG_ERROR, "forced probe failed");
 	}
-	connector_read_link(conn);
-	return true;
+	return result;
 }
 
 const char *connector_identity(struct lg_connector *conn) {

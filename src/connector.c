@@ -12,6 +12,11 @@
 #include <core/recovery.h>
 #include <core/sink.h>
 
+/* A forced probe found the sink gone. */
+static void unplug(struct lg_connector *conn) {
+	lg_connector_set_connected(conn, false);
+}
+
 struct lg_connector *lg_connector_create(struct lg_manager *manager,
 		const struct lg_connector_impl *impl, dev_t device, uint32_t id,
 		const char *name) {
@@ -28,7 +33,7 @@ struct lg_connector *lg_connector_create(struct lg_manager *manager,
 	conn->device = device;
 	// The backend has not set conn->data yet: no monitor to ask about.
 	if (conn->name == NULL || conn->options == NULL ||
-			!recovery_create(conn, sink_settled) ||
+			!recovery_create(conn, sink_settled, unplug) ||
 			!connector_configure(conn, NULL) || !sink_create(conn)) {
 		lg_log(LG_ERROR, "%s: allocation failed", name);
 		recovery_destroy(conn);
@@ -225,7 +230,12 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	wl_signal_add(&output->events.commit, &conn->output_commit);
 	conn->output_destroy.notify = handle_output_destroy;
 	wl_signal_add(&output->events.destroy, &conn->output_destroy);
-	connector_probe(conn);
+	enum lg_probe_result probed = connector_probe(conn);
+	if (probed == LG_PROBE_OK) {
+		connector_read_link(conn);
+	} else if (probed == LG_PROBE_GONE) {
+		unplug(conn);
+	}
 	sink_hotplug(conn);
 	connector_configure(conn, connector_identity(conn)); // the monitor is known now
 	known_bad_load(conn);

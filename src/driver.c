@@ -1,3 +1,4 @@
+#include <assert.h>
 #include <core/driver.h>
 
 bool lg_driver_commit_retrains(const struct lg_mode *current,
@@ -16,11 +17,24 @@ void lg_driver_finish(struct lg_driver *driver) {
 	lg_machine_finish(&driver->machine);
 }
 
+/* The answer to a probe; false: the sink is gone, and nothing answers it. */
+static bool probe(struct lg_driver *driver, struct lg_machine_event *event) {
+	bool changed = false;
+	enum lg_probe_result result = driver->impl->probe(driver->data, &changed);
+	*event = (struct lg_machine_event){
+		.type = LG_MACHINE_PROBED,
+		.ok = result == LG_PROBE_OK,
+		.modes_changed = changed,
+	};
+	return result != LG_PROBE_GONE;
+}
+
 /*
  * The machine puts the one action that awaits an answer last, so the
- * others (a state report, a timer) are carried out before it.
+ * others (a state report, a timer) are carried out before it. Returns
+ * false when a probe found the sink gone.
  */
-static void run(struct lg_driver *driver, struct lg_machine_event event) {
+static bool run(struct lg_driver *driver, struct lg_machine_event event) {
 	for (;;) {
 		struct lg_machine_facts facts;
 		struct lg_actions actions;
@@ -31,8 +45,9 @@ static void run(struct lg_driver *driver, struct lg_machine_event event) {
 			const struct lg_action *action = &actions.list[i];
 			switch (action->type) {
 			case LG_ACTION_PROBE:
-				event = (struct lg_machine_event){ .type = LG_MACHINE_PROBED };
-				event.ok = driver->impl->probe(driver->data, &event.modes_changed);
+				if (!probe(driver, &event)) {
+					return false;
+				}
 				answered = true;
 				break;
 			case LG_ACTION_TEST:
@@ -46,7 +61,7 @@ static void run(struct lg_driver *driver, struct lg_machine_event event) {
 				if (driver->defer_commit) {
 					driver->has_deferred = true;
 					driver->deferred = action->mode;
-					return;
+					return true;
 				}
 				event = (struct lg_machine_event){
 					.type = LG_MACHINE_COMMITTED,
@@ -60,16 +75,28 @@ static void run(struct lg_driver *driver, struct lg_machine_event event) {
 			}
 		}
 		if (!answered) {
-			return;
+			return true;
 		}
 	}
 }
 
-void lg_driver_feed(struct lg_driver *driver, enum lg_machine_event_type type) {
-	run(driver, (struct lg_machine_event){ .type = type });
+/* One step at a time: an event fed while one runs would re-enter it. */
+static bool step(struct lg_driver *driver, struct lg_machine_event event) {
+	assert(!driver->stepping);
+	driver->stepping = true;
+	bool present = run(driver, event);
+	driver->stepping = false;
+	return present;
 }
 
-void lg_driver_committed(struct lg_driver *driver, bool ok) {
+bool lg_driver_feed(struct lg_driver *driver, enum lg_machine_event_type type) {
+	return step(driver, (struct lg_machine_event){ .type = type });
+}
+
+bool lg_driver_committed(struct lg_driver *driver, bool ok) {
 	driver->has_deferred = false;
-	run(driver, (struct lg_machine_event){ .type = LG_MACHINE_COMMITTED, .ok = ok });
+	return step(driver, (struct lg_machine_event){
+		.type = LG_MACHINE_COMMITTED,
+		.ok = ok,
+	});
 }

@@ -14,14 +14,17 @@
 #include <core/recovery.h>
 #include <core/sink.h>
 
-/* Reads link-status; whether the state machine must hear of a BAD. */
-static bool link_bad(struct lg_connector *conn) {
+/*
+ * Whether the state machine must hear of a BAD. The link-status the backend
+ * read on the event is the connector's until the next read: the commit
+ * that answers it needs no other.
+ */
+static bool link_bad(struct lg_connector *conn, enum lg_link_status status) {
 	if (!conn->connected || conn->output == NULL) {
 		lg_conn_log(conn, LG_DEBUG, "hotplug ignored: no output");
 		return false;
 	}
 	connector_trace(conn, "hotplug", NULL);
-	enum lg_link_status status = conn->impl->get_link_status(conn);
 	connector_trace(conn, status == LG_LINK_STATUS_GOOD ?
 		"link-status read: good" : "link-status read: bad", NULL);
 	// No AUX while a BAD is answered: the sink is read once it settled.
@@ -106,7 +109,7 @@ static void recover_together(struct lg_connector **conns, size_t n) {
 	}
 }
 
-void lg_connectors_hotplug(struct lg_connector *const *conns, size_t n) {
+void lg_connectors_hotplug(const struct lg_hotplug *hotplugs, size_t n) {
 	struct lg_connector **bad = calloc(n + 1, sizeof(*bad));
 	if (bad == NULL) {
 		lg_log(LG_ERROR, "allocation failed: hotplug ignored");
@@ -114,8 +117,8 @@ void lg_connectors_hotplug(struct lg_connector *const *conns, size_t n) {
 	}
 	size_t n_bad = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (link_bad(conns[i])) {
-			bad[n_bad++] = conns[i];
+		if (link_bad(hotplugs[i].conn, hotplugs[i].link_status)) {
+			bad[n_bad++] = hotplugs[i].conn;
 		}
 	}
 	// The compositor's commit hook takes one output at a time.
@@ -129,6 +132,8 @@ void lg_connectors_hotplug(struct lg_connector *const *conns, size_t n) {
 	free(bad);
 }
 
-void lg_connector_hotplug(struct lg_connector *conn) {
-	lg_connectors_hotplug(&conn, 1);
+void lg_connector_hotplug(struct lg_connector *conn,
+		enum lg_link_status link_status) {
+	const struct lg_hotplug hotplug = { .conn = conn, .link_status = link_status };
+	lg_connectors_hotplug(&hotplug, 1);
 }

@@ -23,6 +23,8 @@ struct lg_recovery {
 	struct lg_incidents incidents;
 	// Reads what the sink trained: sink.c's, which calls down into this file.
 	void (*settled)(struct lg_connector *conn);
+	// Unplugs the connector: connector.c's, likewise.
+	void (*gone)(struct lg_connector *conn);
 	// The answers of synchronous feeds.
 	enum lg_retry_result retry;
 	bool has_recommend;
@@ -74,20 +76,20 @@ static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 	};
 }
 
-static bool recovery_probe(void *data, bool *changed) {
+static enum lg_probe_result recovery_probe(void *data, bool *changed) {
 	struct lg_connector *conn = data;
 	struct lg_mode_list before;
 	lg_mode_list_init(&before);
 	bool copied = lg_mode_list_copy(&before, &conn->modes);
-	bool ok = connector_probe(conn);
+	enum lg_probe_result result = connector_probe(conn);
 	connector_trace(conn, "forced probe done", NULL);
 	*changed = !copied || !lg_mode_list_equal(&before, &conn->modes);
 	lg_mode_list_finish(&before);
-	if (ok) {
+	if (result == LG_PROBE_OK) {
 		lg_conn_log(conn, LG_INFO, "forced probe: %zu modes%s", conn->modes.len,
 			*changed ? "" : ", as before");
 	}
-	return ok;
+	return result;
 }
 
 /* What the kernel's atomic check says of mode on the link as it is now. */
@@ -173,8 +175,9 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 	incident_commit(&conn->recovery->incidents);
 	const struct lg_mode *current = conn->output->enabled && conn->has_current ?
 		&conn->current : NULL;
-	if (!lg_driver_commit_retrains(current, &action->mode,
-			conn->impl->get_link_status(conn))) {
+	// link-status as the hotplug that brought the BAD read it, or as the
+	// last commit left it: read once per event, never again here.
+	if (!lg_driver_commit_retrains(current, &action->mode, conn->link_status)) {
 		lg_conn_log(conn, LG_INFO, "%s runs with link-status GOOD: the kernel "
 			"would retrain nothing; its CRTC goes off first", buf);
 		blank(conn);
@@ -334,12 +337,14 @@ static const struct lg_driver_impl recovery_impl = {
 };
 
 bool recovery_create(struct lg_connector *conn,
-		void (*settled)(struct lg_connector *conn)) {
+		void (*settled)(struct lg_connector *conn),
+		void (*gone)(struct lg_connector *conn)) {
 	struct lg_recovery *recovery = calloc(1, sizeof(*recovery));
 	if (recovery == NULL) {
 		return false;
 	}
 	recovery->settled = settled;
+	recovery->gone = gone;
 	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
 	incidents_init(&recovery->incidents, conn, &recovery->driver);
 	conn->recovery = recovery;
@@ -375,15 +380,24 @@ void recovery_destroy(struct lg_connector *conn) {
 	conn->recovery = NULL;
 }
 
+/*
+ * A step is over. A sink its probe found gone is unplugged only now, a
+ * step of its own: the one that probed ended unanswered.
+ */
+static void stepped(struct lg_connector *conn, bool present) {
+	incident_rest(&conn->recovery->incidents);
+	if (!present) {
+		conn->recovery->gone(conn);
+	}
+}
+
 void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type) {
 	lg_conn_log(conn, LG_DEBUG, "recovery: %s", lg_machine_event_name(type));
-	lg_driver_feed(&conn->recovery->driver, type);
-	incident_rest(&conn->recovery->incidents);
+	stepped(conn, lg_driver_feed(&conn->recovery->driver, type));
 }
 
 void recovery_committed(struct lg_connector *conn, bool ok) {
-	lg_driver_committed(&conn->recovery->driver, ok);
-	incident_rest(&conn->recovery->incidents);
+	stepped(conn, lg_driver_committed(&conn->recovery->driver, ok));
 }
 
 void recovery_mode_set(struct lg_connector *conn, const struct lg_mode *previous) {

@@ -50,7 +50,8 @@ static enum lg_link_status drm_get_link_status(struct lg_connector *conn) {
 	return state.link_status;
 }
 
-static bool drm_probe(struct lg_connector *conn, struct lg_mode_list *modes) {
+static enum lg_probe_result drm_probe(struct lg_connector *conn,
+		struct lg_mode_list *modes) {
 	struct drm_connector *dc = drm_connector_from_conn(conn);
 	const struct drm_device *device = dc->device;
 	// wlroots probed it a moment ago (a new output): its list is current.
@@ -60,14 +61,13 @@ static bool drm_probe(struct lg_connector *conn, struct lg_mode_list *modes) {
 	struct kms_modes kms_modes = {0};
 	if (!device->kms->get_modes(device->kms_data, dc->id, force, &connected,
 			&kms_modes)) {
-		return false;
+		return LG_PROBE_FAILED;
 	}
 	dc->forced_probes += force;
 	if (!connected) {
 		kms_modes_finish(&kms_modes);
 		drm_log(dc, LG_INFO, "disconnected when probed");
-		lg_connector_set_connected(conn, false);
-		return false;
+		return LG_PROBE_GONE;
 	}
 	lg_mode_list_clear(modes);
 	for (size_t i = 0; i < kms_modes.len; i++) {
@@ -78,12 +78,12 @@ static bool drm_probe(struct lg_connector *conn, struct lg_mode_list *modes) {
 		}
 		if (!lg_mode_list_append(modes, &mode)) {
 			kms_modes_finish(&kms_modes);
-			return false;
+			return LG_PROBE_FAILED;
 		}
 	}
 	kms_modes_finish(&dc->kms_modes);
 	dc->kms_modes = kms_modes;
-	return true;
+	return LG_PROBE_OK;
 }
 
 static bool drm_set_mode(struct lg_connector *conn, struct wlr_output_state *state,
@@ -290,7 +290,8 @@ struct drm_connector *drm_connector_create(struct drm_device *device,
 	return dc;
 }
 
-bool drm_connector_wants_check(struct drm_connector *dc) {
+bool drm_connector_wants_check(struct drm_connector *dc,
+		enum lg_link_status *link_status) {
 	if (dc->conn->output == NULL) {
 		// wlroots' own scan creates the output of a new sink.
 		return false;
@@ -307,5 +308,6 @@ bool drm_connector_wants_check(struct drm_connector *dc) {
 		drm_log(dc, LG_DEBUG, "no link-status property: nothing to watch");
 		return false;
 	}
+	*link_status = state.link_status;
 	return true;
 }

@@ -29,20 +29,22 @@ static bool session_active(const struct drm_device *device) {
 /* Hands every connector with a link to check to the core, as one event. */
 static void check_all(struct drm_device *device) {
 	size_t n = (size_t)wl_list_length(&device->connectors);
-	struct lg_connector **conns = calloc(n + 1, sizeof(*conns));
-	if (conns == NULL) {
+	struct lg_hotplug *hotplugs = calloc(n + 1, sizeof(*hotplugs));
+	if (hotplugs == NULL) {
 		lg_log(LG_ERROR, "drm: out of memory: hotplug ignored");
 		return;
 	}
 	size_t n_check = 0;
 	struct drm_connector *dc;
 	wl_list_for_each(dc, &device->connectors, link) {
-		if (drm_connector_wants_check(dc)) {
-			conns[n_check++] = dc->conn;
+		struct lg_hotplug *hotplug = &hotplugs[n_check];
+		if (drm_connector_wants_check(dc, &hotplug->link_status)) {
+			hotplug->conn = dc->conn;
+			n_check++;
 		}
 	}
-	lg_connectors_hotplug(conns, n_check);
-	free(conns);
+	lg_connectors_hotplug(hotplugs, n_check);
+	free(hotplugs);
 }
 
 static void handle_change(struct wl_listener *listener, void *data) {
@@ -68,8 +70,9 @@ static void handle_change(struct wl_listener *listener, void *data) {
 			"ours (yet)", id);
 		return;
 	}
-	if (drm_connector_wants_check(dc)) {
-		lg_connector_hotplug(dc->conn);
+	enum lg_link_status link_status;
+	if (drm_connector_wants_check(dc, &link_status)) {
+		lg_connector_hotplug(dc->conn, link_status);
 	}
 }
 

@@ -108,7 +108,7 @@ static int handle_hotplug_timer(void *data) {
 	struct sim_connector *sc = data;
 	sim_log(sc, LG_INFO, "link-status %s, uevent HOTPLUG=1 "
 		"CONNECTOR=%" PRIu32, lg_link_status_name(sc->link.status), sc->conn->id);
-	lg_connector_hotplug(sc->conn);
+	lg_connector_hotplug(sc->conn, sc->link.status);
 	return 0;
 }
 
@@ -146,8 +146,10 @@ static enum lg_link_status sim_get_link_status(struct lg_connector *conn) {
 	return sim_connector_from_conn(conn)->link.status;
 }
 
-static bool sim_probe(struct lg_connector *conn, struct lg_mode_list *modes) {
-	return sim_link_probe(&sim_connector_from_conn(conn)->link, modes);
+static enum lg_probe_result sim_probe(struct lg_connector *conn,
+		struct lg_mode_list *modes) {
+	return sim_link_probe(&sim_connector_from_conn(conn)->link, modes) ?
+		LG_PROBE_OK : LG_PROBE_FAILED;
 }
 
 static bool sim_set_mode(struct lg_connector *conn, struct wlr_output_state *state,

@@ -10,13 +10,14 @@
  * the sim's link model in tests/.
  */
 
+#include <linkguard/backend.h>
 #include <core/machine.h>
 
 struct lg_driver_impl {
 	/* What the connector is now, for the next step. */
 	void (*facts)(void *data, struct lg_machine_facts *facts);
 	/* Forced probe into the connector's list; *changed: it differs. */
-	bool (*probe)(void *data, bool *changed);
+	enum lg_probe_result (*probe)(void *data, bool *changed);
 	bool (*test)(void *data, const struct lg_mode *mode);
 	/* A modeset to action->mode; action->why says what chose it. */
 	bool (*commit)(void *data, const struct lg_action *action);
@@ -36,6 +37,7 @@ struct lg_driver {
 	bool defer_commit;
 	bool has_deferred;
 	struct lg_mode deferred;
+	bool stepping; // the machine runs: feeding it now is a bug
 };
 
 /*
@@ -52,8 +54,13 @@ bool lg_driver_commit_retrains(const struct lg_mode *current,
 void lg_driver_init(struct lg_driver *driver, const struct lg_machine_config *config,
 	const struct lg_driver_impl *impl, void *data);
 void lg_driver_finish(struct lg_driver *driver);
-void lg_driver_feed(struct lg_driver *driver, enum lg_machine_event_type type);
+/*
+ * Both return false when a probe found the sink gone: the step ends there,
+ * unanswered, and the caller feeds the unplug (after the connector's own
+ * state says so), which ends the plan that probed.
+ */
+bool lg_driver_feed(struct lg_driver *driver, enum lg_machine_event_type type);
 /* The answer to a deferred commit. */
-void lg_driver_committed(struct lg_driver *driver, bool ok);
+bool lg_driver_committed(struct lg_driver *driver, bool ok);
 
 #endif

@@ -15,9 +15,12 @@ struct wlr_output_state;
 /*
  * settled: called when a commit held for settle_ms, before the machine hears
  * of it, so that what the sink trained goes with it (sink_settled()).
+ * gone: unplugs the connector when a forced probe found its sink gone,
+ * once the step that probed is over (lg_connector_set_connected()).
  */
 bool recovery_create(struct lg_connector *conn,
-	void (*settled)(struct lg_connector *conn));
+	void (*settled)(struct lg_connector *conn),
+	void (*gone)(struct lg_connector *conn));
 /* The machine takes conn->options from its next event on. */
 void recovery_configure(struct lg_connector *conn);
 void recovery_destroy(struct lg_connector *conn);

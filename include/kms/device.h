@@ -80,8 +80,10 @@ struct drm_connector *drm_connector_create(struct drm_device *device,
 void drm_connector_set_output(struct drm_connector *dc, struct wlr_output *output);
 /*
  * Whether a hotplug naming this connector (or a bare one) is the core's to
- * answer: it has an output, is still connected and has link-status.
+ * answer: it has an output, is still connected and has link-status, read
+ * into *link_status, the one read of it for the event.
  */
-bool drm_connector_wants_check(struct drm_connector *dc);
+bool drm_connector_wants_check(struct drm_connector *dc,
+	enum lg_link_status *link_status);
 
 #endif

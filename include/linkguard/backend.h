@@ -16,14 +16,28 @@
 
 struct wlr_output_state;
 
+/* What a forced probe found. */
+enum lg_probe_result {
+	LG_PROBE_OK, // the kernel's mode list is in *modes
+	LG_PROBE_FAILED, // the connector cannot be probed (I/O error)
+	/*
+	 * The sink left: the core feeds the unplug once the recovery step
+	 * that probed is over, as if the backend had called
+	 * lg_connector_set_connected(conn, false).
+	 */
+	LG_PROBE_GONE,
+};
+
 struct lg_connector_impl {
 	/* link-status as the kernel reports it now: a property read, no probe. */
 	enum lg_link_status (*get_link_status)(struct lg_connector *conn);
 	/*
 	 * Forced probe: replace *modes with the kernel's current mode list.
-	 * Returns false when the connector cannot be probed (gone, I/O error).
+	 * Never calls back into the core: a sink found gone is said in the
+	 * result.
 	 */
-	bool (*probe)(struct lg_connector *conn, struct lg_mode_list *modes);
+	enum lg_probe_result (*probe)(struct lg_connector *conn,
+		struct lg_mode_list *modes);
 	/*
 	 * Puts mode into state (the matching wlr_output_mode, or a custom
 	 * mode). Returns false when the output cannot take it.
@@ -100,17 +114,26 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 void lg_connector_set_connected(struct lg_connector *conn, bool connected);
 /**
  * A hotplug event concerning this connector (a uevent with CONNECTOR=id, or
- * one bare HOTPLUG=1 fanned out to every connector of the device). The core
- * reads link-status and schedules a recovery when it is BAD.
+ * one bare HOTPLUG=1 fanned out to every connector of the device), with the
+ * link-status the backend read on it. The core schedules a recovery when it
+ * is BAD and reads link-status no more for this event.
  */
-void lg_connector_hotplug(struct lg_connector *conn);
+void lg_connector_hotplug(struct lg_connector *conn,
+	enum lg_link_status link_status);
+
+/* A connector a hotplug event concerns, and its link-status read on it. */
+struct lg_hotplug {
+	struct lg_connector *conn;
+	enum lg_link_status link_status;
+};
+
 /**
  * One hotplug event concerning several connectors (a bare HOTPLUG=1, the
  * streams of one MST link): the BAD ones on one backend are recovered in one
  * atomic wlr_backend_commit, one by one if the backend refuses them together
  * or the compositor set a commit hook.
  */
-void lg_connectors_hotplug(struct lg_connector *const *conns, size_t n);
+void lg_connectors_hotplug(const struct lg_hotplug *hotplugs, size_t n);
 
 struct lg_connector *lg_manager_find_connector(struct lg_manager *manager,
 	dev_t device, uint32_t id);

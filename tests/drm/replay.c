@@ -42,6 +42,7 @@ static bool replay_read(void *data, uint32_t conn_id,
 	if (rc == NULL) {
 		return false;
 	}
+	rc->bad_reads += rc->has_link_status && rc->link_status == LG_LINK_STATUS_BAD;
 	*state = (struct kms_connector_state){
 		.connected = rc->connected,
 		.has_link_status = rc->has_link_status,

@@ -45,6 +45,7 @@ struct replay_connector {
 	int32_t lit_width, lit_height, lit_refresh_mhz;
 	char name[32]; // the first output's, as DRM names the connector
 	int forced_probes, recreates;
+	int bad_reads; // connector reads that found link-status BAD
 	int mode_tests; // the atomic checks of a mode
 	/* The sink's DPCD and how its AUX device answers. */
 	int aux_open_error; // 0, or the negative errno open returns

@@ -139,6 +139,32 @@ static void test_pruned_mode_falls_back_in_place(void) {
 	replay_bed_finish(&f);
 }
 
+/*
+ * link-status is read once per event, when the uevent comes: what was read
+ * then decides both that the BAD is answered and that the commit answering
+ * it, of modes[answer] after probes forced probes, is a modeset by itself
+ * (no blank first).
+ */
+static void check_read_once(uint32_t link_khz, int answer, int probes) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	replay_lower_link(rc, link_khz);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 2);
+	check(committed(&f.h, 1, rc->output, &modes[answer]));
+	check_int_eq(rc->forced_probes, probes);
+	check_int_eq(rc->blanks, 0);
+	check_int_eq(rc->bad_reads, 1);
+	replay_bed_finish(&f);
+}
+
+static void test_link_status_read_once(void) {
+	check_read_once(540000, 0, 0); // the same mode at fewer bpp
+	check_read_once(300000, 1, 1); // 4K60 pruned: 4K30
+}
+
 /* A bare HOTPLUG=1: only the connector whose link-status is BAD is touched. */
 static void test_bare_hotplug_touches_only_bad(void) {
 	struct replay_bed f;
@@ -218,21 +244,40 @@ static void test_mst_three_bad_at_once(void) {
 	replay_bed_finish(&f);
 }
 
-/* The sink is gone by the time linkguard probes: an unplug, no failure. */
+/*
+ * The sink is gone by the time linkguard probes: an unplug, no failure,
+ * fed once the step that probed is over (the driver asserts that no event
+ * re-enters a step), and a replug lights the monitor again.
+ */
 static void test_disconnected_at_probe(void) {
 	struct replay_bed f;
 	setup(&f, NULL);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	struct lg_connector *conn = conn_of(&f, 42);
 	replay_lower_link(rc, 300000);
 	rc->gone_on_probe = true;
 	replay_uevent(&f.replay, 42);
+	check_int_eq(rc->forced_probes, 1);
 	check_int_eq(f.h.modesets, 1);
 	check_int_eq(f.h.n_failed, 0);
 	check_int_eq(f.h.outputs_destroyed, 1);
-	check(!conn_of(&f, 42)->connected);
+	check(!conn->connected);
+	check(conn->output == NULL);
+	check_int_eq(conn->modes.len, 0);
+	check_int_eq(conn->state, LG_LINK_GOOD);
+	check(!recovery_answering(conn));
+	check(recovery_idle(conn));
 	check_int_eq(drm_device_find_connector(f.device, 42)->last_destroy,
 		DRM_DESTROY_UNPLUG);
+
+	rc->gone_on_probe = false;
+	replay_plug(rc);
+	check(conn->connected);
+	check(conn->output != NULL && conn->output == rc->output);
+	check_int_eq(f.h.modesets, 2);
+	check(committed(&f.h, 1, rc->output, &modes[1])); // 4K60 is not listed
+	check_int_eq(f.h.n_failed, 0);
 	replay_bed_finish(&f);
 }
 
@@ -702,6 +747,7 @@ static void test_dark_link_retrained_off_and_on_without_dpms(void) {
 int main(void) {
 	run_test(test_same_mode_retrained);
 	run_test(test_pruned_mode_falls_back_in_place);
+	run_test(test_link_status_read_once);
 	run_test(test_bare_hotplug_touches_only_bad);
 	run_test(test_mst_three_bad_at_once);
 	run_test(test_disconnected_at_probe);

@@ -50,7 +50,7 @@ static bool traced(const struct world *w, const char *what, const struct lg_mode
 	return ok;
 }
 
-static bool world_probe(void *data, bool *changed) {
+static enum lg_probe_result world_probe(void *data, bool *changed) {
 	struct world *w = data;
 	struct lg_mode_list list;
 	lg_mode_list_init(&list);
@@ -60,7 +60,7 @@ static bool world_probe(void *data, bool *changed) {
 		lg_mode_list_copy(&w->modes, &list);
 	}
 	lg_mode_list_finish(&list);
-	return ok;
+	return ok ? LG_PROBE_OK : LG_PROBE_FAILED;
 }
 
 static bool world_test(void *data, const struct lg_mode *mode) {

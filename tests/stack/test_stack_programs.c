@@ -181,7 +181,7 @@ static bool pick(struct lg_connector *conn, const struct evidence *ev,
 	lg_mode_list_init(&passing);
 	lg_mode_list_init(&known_bad);
 	failed_here(ev, conn, holding, &known_bad);
-	bool probed = conn->impl->probe(conn, &modes);
+	bool probed = conn->impl->probe(conn, &modes) == LG_PROBE_OK;
 	for (size_t i = 0; probed && i < modes.len; i++) {
 		const struct lg_mode *candidate = &modes.modes[i];
 		if (conn->impl->check_mode == NULL || conn->impl->check_mode(conn, candidate)) {
