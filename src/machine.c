@@ -67,13 +67,40 @@ static void set_state(struct lg_machine *m, struct lg_actions *out,
 	emit(out, LG_ACTION_STATE);
 }
 
+static bool awaits_answer(const struct lg_action *action) {
+	return action->type == LG_ACTION_PROBE || action->type == LG_ACTION_TEST ||
+		action->type == LG_ACTION_COMMIT;
+}
+
+/*
+ * The driver's one timer, for the earlier of the plan's timer and the
+ * hold; armed again only when that changes. A step's last action may
+ * await an answer: the timer goes before it.
+ */
+static void sync_timer(struct lg_machine *m, struct lg_actions *out) {
+	uint64_t due = m->timer != MACHINE_TIMER_NONE ? m->timer_ms : 0;
+	if (m->holding && m->hold_ms != 0 && (due == 0 || m->hold_ms < due)) {
+		due = m->hold_ms;
+	}
+	if (due == m->armed_ms) {
+		return;
+	}
+	m->armed_ms = due;
+	struct lg_action *action = emit(out, LG_ACTION_ARM_TIMER);
+	// Zero cancels; a due timer fires at once.
+	action->ms = due == 0 ? 0 : due > m->now_ms ? (uint32_t)(due - m->now_ms) : 1;
+	if (out->len > 1 && awaits_answer(&out->list[out->len - 2])) {
+		struct lg_action last = out->list[out->len - 2];
+		out->list[out->len - 2] = *action;
+		out->list[out->len - 1] = last;
+	}
+}
+
 static void arm(struct lg_machine *m,
 		struct lg_actions *out, enum machine_timer kind, uint64_t ms) {
-	if (ms == 0) {
-		ms = 1; // zero cancels; a due timer fires at once
-	}
 	m->timer = kind;
-	emit(out, LG_ACTION_ARM_TIMER)->ms = (uint32_t)ms;
+	m->timer_ms = m->now_ms + (ms > 0 ? ms : 1);
+	sync_timer(m, out);
 }
 
 static void cancel_timer(struct lg_machine *m, struct lg_actions *out) {
@@ -81,7 +108,7 @@ static void cancel_timer(struct lg_machine *m, struct lg_actions *out) {
 		return;
 	}
 	m->timer = MACHINE_TIMER_NONE;
-	emit(out, LG_ACTION_ARM_TIMER)->ms = 0;
+	sync_timer(m, out);
 }
 
 static void end_plan(struct lg_machine *m) {
@@ -325,6 +352,11 @@ static void add_known_bad(struct lg_machine *m, struct lg_actions *out,
 		}
 	}
 	emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, mode, why)->link = link;
+	// Failed while it runs (a retry's commit): it has held once it runs
+	// settle_ms from now.
+	if (m->holding && lg_mode_equal(mode, &m->hold_mode)) {
+		m->holding = false;
+	}
 }
 
 /*
@@ -976,6 +1008,14 @@ static void handle_quiet(struct lg_machine *m, const struct lg_machine_facts *fa
 
 static void handle_timer(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
+	m->armed_ms = 0; // it fired
+	if (m->holding && m->hold_ms != 0 && m->hold_ms <= facts->now_ms) {
+		m->hold_ms = 0;
+		emit_mode(out, LG_ACTION_KNOWN_BAD_HELD, &m->hold_mode, "ran at rest");
+	}
+	if (m->timer_ms > facts->now_ms) {
+		return; // the hold's time, not the plan's
+	}
 	enum machine_timer kind = m->timer;
 	m->timer = MACHINE_TIMER_NONE;
 	switch (kind) {
@@ -1144,9 +1184,33 @@ static void handle_link_health(struct lg_machine *m,
 	}
 }
 
-void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
+/*
+ * The known-bad hold: a mode that runs at rest (good or degraded, which a
+ * test or a failed commit leaves alone) for settle_ms has held, also where
+ * the compositor set it (a start or a replug at a mode that failed before),
+ * and is remembered so: the store forgets its failures, and ignores a mode
+ * it has no record of. A failure comes within that time (i915 trains
+ * during the modeset and reports BAD from its worker right after).
+ */
+static void watch_hold(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	bool at_rest = facts->connected && facts->enabled && facts->current != NULL &&
+		(m->state == LG_LINK_GOOD || m->state == LG_LINK_DEGRADED);
+	bool same = m->holding && at_rest && lg_mode_equal(&m->hold_mode, facts->current);
+	if (!same) { // else still running, or held already
+		m->holding = at_rest;
+		if (at_rest) {
+			uint32_t settle_ms = m->config->settle_ms;
+			m->hold_mode = *facts->current;
+			m->hold_ms = facts->now_ms + (settle_ms > 0 ? settle_ms : 1);
+		}
+	}
+	// Also after the timer fired for one of the two: armed for the other.
+	sync_timer(m, out);
+}
+
+static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
 		const struct lg_machine_facts *facts, struct lg_actions *out) {
-	out->len = 0;
 	switch (event->type) {
 	case LG_MACHINE_LINK_BAD:
 		handle_link_bad(m, facts, out);
@@ -1238,4 +1302,12 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 		handle_link_health(m, facts, out);
 		return;
 	}
+}
+
+void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	out->len = 0;
+	m->now_ms = facts->now_ms;
+	dispatch(m, event, facts, out);
+	watch_hold(m, facts, out);
 }

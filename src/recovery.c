@@ -188,7 +188,8 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 static int handle_timer(void *data) {
 	struct lg_connector *conn = data;
 	// A commit held: what the sink trained goes with it (incident, link).
-	if (conn->recovery->driver.machine.timer == MACHINE_TIMER_SETTLE) {
+	const struct lg_machine *m = &conn->recovery->driver.machine;
+	if (m->timer == MACHINE_TIMER_SETTLE && m->timer_ms <= lg_now_ms()) {
 		conn->recovery->settled(conn);
 	}
 	recovery_feed(conn, LG_MACHINE_TIMER);

@@ -260,6 +260,84 @@ static void test_requested_mode_rule(void) {
 	check(!mode_set_requests(&uhd60, &qhd60, NULL, &qhd60));
 }
 
+/* A machine of the default configuration fed one event after another. */
+struct stepper {
+	struct lg_machine_config config;
+	struct lg_machine machine;
+	struct lg_mode_list modes, known_bad;
+	struct lg_machine_facts facts;
+	struct lg_actions out;
+};
+
+static void stepper_init(struct stepper *s, const struct lg_mode *current) {
+	lg_machine_config_defaults(&s->config);
+	lg_machine_init(&s->machine, &s->config);
+	lg_mode_list_init(&s->modes);
+	lg_mode_list_init(&s->known_bad);
+	lg_mode_list_append(&s->modes, &uhd60);
+	lg_mode_list_append(&s->modes, &qhd60);
+	s->facts = (struct lg_machine_facts){
+		.connected = true,
+		.has_output = true,
+		.enabled = true,
+		.requested = current,
+		.current = current,
+		.modes = &s->modes,
+		.known_bad = &s->known_bad,
+	};
+}
+
+static void stepper_finish(struct stepper *s) {
+	lg_machine_finish(&s->machine);
+	lg_mode_list_finish(&s->modes);
+	lg_mode_list_finish(&s->known_bad);
+}
+
+/* Feeds type at now_ms: the last action of that type, or NULL. */
+static const struct lg_action *step(struct stepper *s, enum lg_machine_event_type type,
+		uint64_t now_ms, enum lg_action_type wanted) {
+	s->facts.now_ms = now_ms;
+	lg_machine_step(&s->machine, &(struct lg_machine_event){ .type = type },
+		&s->facts, &s->out);
+	const struct lg_action *found = NULL;
+	for (size_t i = 0; i < s->out.len; i++) {
+		if (s->out.list[i].type == wanted) {
+			found = &s->out.list[i];
+		}
+	}
+	return found;
+}
+
+/*
+ * The known-bad hold as single steps: the mode the compositor set is
+ * remembered as held once it ran settle_ms at rest, not before, and not
+ * when a BAD came meanwhile.
+ */
+static void test_known_bad_hold(void) {
+	struct stepper s;
+	stepper_init(&s, &qhd60);
+	const struct lg_action *armed = step(&s, LG_MACHINE_MODE_SET, 1000,
+		LG_ACTION_ARM_TIMER);
+	check(armed != NULL && armed->ms == s.config.settle_ms);
+	check(step(&s, LG_MACHINE_TIMER, 1000 + s.config.settle_ms - 1,
+		LG_ACTION_KNOWN_BAD_HELD) == NULL);
+	const struct lg_action *held = step(&s, LG_MACHINE_TIMER,
+		1000 + s.config.settle_ms, LG_ACTION_KNOWN_BAD_HELD);
+	check(held != NULL && lg_mode_equal(&held->mode, &qhd60));
+	// Once: the timer is not armed for it again.
+	check(step(&s, LG_MACHINE_TIMER, 5000, LG_ACTION_KNOWN_BAD_HELD) == NULL);
+	stepper_finish(&s);
+
+	stepper_init(&s, &qhd60);
+	step(&s, LG_MACHINE_MODE_SET, 1000, LG_ACTION_ARM_TIMER);
+	s.config.recover = false; // the BAD is only reported
+	step(&s, LG_MACHINE_LINK_BAD, 1200, LG_ACTION_STATE);
+	check(s.machine.state == LG_LINK_BAD);
+	check(step(&s, LG_MACHINE_TIMER, 1000 + s.config.settle_ms,
+		LG_ACTION_KNOWN_BAD_HELD) == NULL);
+	stepper_finish(&s);
+}
+
 /* Replays one sequence named on the command line, traced: for a failure. */
 static int replay(int argc, char *argv[]) {
 	struct world w;
@@ -300,6 +378,7 @@ int main(int argc, char *argv[]) {
 		return replay(argc, argv);
 	}
 	run_test(test_requested_mode_rule);
+	run_test(test_known_bad_hold);
 	run_test(test_every_sequence_up_to_depth);
 	return test_result();
 }

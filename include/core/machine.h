@@ -45,7 +45,7 @@ enum lg_machine_event_type {
 	LG_MACHINE_TESTED, // result of LG_ACTION_TEST: ok
 	LG_MACHINE_PROBED, // result of LG_ACTION_PROBE: ok, modes_changed
 	LG_MACHINE_COMMITTED, // result of LG_ACTION_COMMIT: ok
-	LG_MACHINE_TIMER, // the timer armed last fired
+	LG_MACHINE_TIMER, // the timer fired: what is due at facts.now_ms runs
 	LG_MACHINE_PLUG, // a sink was connected
 	LG_MACHINE_UNPLUG, // the sink left
 	LG_MACHINE_SINK_SWAP, // another monitor on the connector
@@ -210,7 +210,16 @@ struct lg_machine {
 	size_t order_len, order_cap, order_next;
 	uint32_t tests;
 
+	// The plan's timer, due at timer_ms, and the hold (known-bad
+	// modes): the one timer the driver arms is for the earlier, armed_ms
+	// (0: none). now_ms: the step's time.
 	enum machine_timer timer;
+	uint64_t timer_ms, armed_ms, now_ms;
+	// The mode that runs at rest since hold_ms - settle_ms: at hold_ms
+	// it is remembered as held (0: it was)
+	bool holding;
+	struct lg_mode hold_mode;
+	uint64_t hold_ms;
 
 	// P2: when linkguard's last modesets were (ring), and the backoff
 	uint64_t modeset_ms[MACHINE_BUDGET_MODESETS];

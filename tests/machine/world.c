@@ -229,6 +229,9 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	if (w->fail_next_commit || !w->connected) {
 		w->fail_next_commit = false;
 		note_failed(w, mode, oracle_link(w, mode));
+		if (w->has_current && lg_mode_equal(mode, &w->current)) {
+			w->hold_at = WORLD_NEVER; // it holds from its last failure
+		}
 		mark_fault(w); // the monitor did not take it: counts from here
 		return traced(w, "commit", mode, false);
 	}
@@ -420,8 +423,9 @@ static void watch_sink(struct world *w) {
 }
 
 /*
- * As src/known_bad.c: a mode that failed runs, GOOD, good or degraded:
- * once it has held for the settle time it is no longer skipped.
+ * The known-bad hold, from the world's evidence: a mode that failed runs,
+ * link-status GOOD, good or degraded: once it has held for the settle time
+ * since it came to rest there or last failed, it is no longer skipped.
  */
 static void watch_hold(struct world *w) {
 	enum lg_link_state state = w->driver.machine.state;
@@ -441,11 +445,11 @@ static void watch_hold(struct world *w) {
 }
 
 static void held(struct world *w) {
-	ssize_t i = lg_mode_list_find(&w->known_bad, &w->holding);
-	if (i >= 0) {
-		w->known_bad.modes[i] = w->known_bad.modes[--w->known_bad.len];
-	}
 	forget_failed(w, &w->holding, oracle_link(w, &w->holding));
+	if (lg_mode_list_find(&w->known_bad, &w->holding) >= 0) {
+		violate(w, "known-bad hold", "a mode that held for the settle time "
+			"is still known bad");
+	}
 }
 
 static void feed(struct world *w, enum lg_machine_event_type type) {

@@ -70,8 +70,8 @@ struct world {
 	uint64_t kernel_retry_at; // i915's retry at the same parameters
 	uint64_t sink_at; // the sink monitor's report of a dark link
 	uint64_t health_at; // the sink monitor's error verdict
-	// src/known_bad.c: a known-bad mode that runs and holds this long is
-	// no longer skipped
+	// a known-bad mode that runs and holds until then is no longer
+	// skipped: the machine must have said so
 	uint64_t hold_at;
 	struct lg_mode holding;
 	bool link_errors; // the last verdict: symbol errors above the threshold
