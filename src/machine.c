@@ -17,6 +17,7 @@ void lg_machine_config_defaults(struct lg_machine_config *config) {
 		.max_tests = 16,
 		.backoff_min_ms = 1000,
 		.backoff_max_ms = 60000,
+		.sink_settle_ms = 2000,
 	};
 }
 
@@ -109,6 +110,11 @@ static void cancel_timer(struct lg_machine *m, struct lg_actions *out) {
 	}
 	m->timer = MACHINE_TIMER_NONE;
 	sync_timer(m, out);
+}
+
+/* A modeset trains the link afresh: what the sink reported before is past. */
+static void forget_sink_reads(struct lg_machine *m) {
+	m->sink_unlocked = false;
 }
 
 static void end_plan(struct lg_machine *m) {
@@ -414,6 +420,7 @@ static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
 	if (failure == LG_FAILURE_NO_MODES && facts->enabled) {
 		// Nothing can be tested at all: the only state with nothing to show.
 		record_modeset(m, facts->now_ms);
+		forget_sink_reads(m);
 		emit(out, LG_ACTION_DISABLE);
 	}
 	m->fallen_back = true;
@@ -900,6 +907,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	m->bad_pending = false;
+	forget_sink_reads(m);
 	m->running_link = link_config(facts, &mode);
 	if (m->plan == MACHINE_PLAN_STEP_UP) {
 		m->stepped_up = true;
@@ -1048,6 +1056,7 @@ static void drop_incident(struct lg_machine *m, struct lg_actions *out) {
 	m->gated_plan = MACHINE_PLAN_NONE;
 	m->bad_pending = false;
 	forget_unlock(m);
+	forget_sink_reads(m);
 }
 
 static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -1107,6 +1116,7 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 	}
 	m->bad_pending = false;
 	forget_unlock(m);
+	forget_sink_reads(m);
 	m->sink_ceiling_khz = 0;
 	if (m->state == LG_LINK_FLAPPING && m->timer == MACHINE_TIMER_QUIET) {
 		return;
@@ -1159,6 +1169,29 @@ static void handle_sink_unlocked(struct lg_machine *m,
 	m->unlock_step_down = m->unlock_step_down || unlocked_again(m, facts);
 	m->unlock_seen_ms = facts->now_ms;
 	begin_plan(m, MACHINE_PLAN_UNLOCKED, facts, out);
+}
+
+/*
+ * The sink's unlock debounce: lanes unlocked at two reads sink_settle_ms
+ * apart, with no modeset between (one trains the link afresh), are a dark
+ * link; a read that finds them locked starts over, and so does a report.
+ * One unlocked read is no verdict: the sink may still be locking.
+ */
+static void handle_sink_read(struct lg_machine *m,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	if (!facts->sink_unlocked || !m->sink_unlocked) {
+		m->sink_unlocked = facts->sink_unlocked;
+		m->sink_unlocked_ms = facts->now_ms;
+		return;
+	}
+	uint64_t unlocked = facts->now_ms - m->sink_unlocked_ms;
+	if (unlocked < m->config->sink_settle_ms) {
+		return;
+	}
+	m->sink_unlocked = false;
+	emit(out, LG_ACTION_SINK_DARK)->ms =
+		unlocked < UINT32_MAX ? (uint32_t)unlocked : UINT32_MAX;
+	handle_sink_unlocked(m, facts, out);
 }
 
 /*
@@ -1295,8 +1328,8 @@ static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
 	case LG_MACHINE_MODE_SET:
 		handle_mode_set(m, facts, out);
 		return;
-	case LG_MACHINE_SINK_UNLOCKED:
-		handle_sink_unlocked(m, facts, out);
+	case LG_MACHINE_SINK_READ:
+		handle_sink_read(m, facts, out);
 		return;
 	case LG_MACHINE_LINK_HEALTH:
 		handle_link_health(m, facts, out);

@@ -29,6 +29,7 @@ struct lg_recovery {
 	struct lg_mode recommend;
 	// MODE_SET: what the output ran before the compositor's commit
 	const struct lg_mode *previous;
+	bool sink_unlocked; // SINK_READ
 };
 
 bool recovery_build_state(struct lg_connector *conn,
@@ -67,6 +68,7 @@ static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 		.modes = &conn->modes,
 		.known_bad = &conn->known_bad,
 		.link_errors = conn->link_errors,
+		.sink_unlocked = conn->recovery->sink_unlocked,
 		.link_for = conn->impl->choose_link != NULL ? recovery_link_for : NULL,
 		.link_data = conn,
 		.skipped_at = recovery_skipped_at,
@@ -254,6 +256,16 @@ static void report_state(struct lg_connector *conn) {
 	connector_changed(conn);
 }
 
+/* The machine's verdict on the sink's reads: it lost the link. */
+static void report_sink_dark(struct lg_connector *conn, const struct lg_action *action) {
+	const struct lg_sink_status *status = &conn->sink_status;
+	lg_conn_log(conn, LG_ERROR, "the sink has lost the link for %u ms with "
+		"link-status GOOD: lanes locked 0x%x of %u, %saligned", action->ms,
+		status->lanes_locked, status->link.lanes, status->aligned ? "" : "not ");
+	// The incident this opens is the sink's (recovery_sink_read() ends it).
+	conn->recovery->incidents.unlocked = true;
+}
+
 static void recovery_act(void *data, const struct lg_action *action) {
 	struct lg_connector *conn = data;
 	struct lg_recovery *recovery = conn->recovery;
@@ -319,6 +331,9 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_RETRY_RESULT:
 		recovery->retry = action->retry;
 		return;
+	case LG_ACTION_SINK_DARK:
+		report_sink_dark(conn, action);
+		return;
 	case LG_ACTION_PROBE:
 	case LG_ACTION_TEST:
 	case LG_ACTION_COMMIT:
@@ -360,6 +375,7 @@ void recovery_configure(struct lg_connector *conn) {
 		.backoff_min_ms = options->backoff_min_ms,
 		.backoff_max_ms = options->backoff_max_ms,
 		.link_errors_step_down = options->link_errors_step_down,
+		.sink_settle_ms = options->sink_settle_ms,
 	};
 }
 
@@ -403,6 +419,23 @@ const struct lg_history *connector_history(const struct lg_connector *conn) {
 
 struct lg_driver *recovery_driver(struct lg_connector *conn) {
 	return &conn->recovery->driver;
+}
+
+void recovery_sink_read(struct lg_connector *conn, bool unlocked) {
+	struct lg_recovery *recovery = conn->recovery;
+	recovery->sink_unlocked = unlocked;
+	recovery_feed(conn, LG_MACHINE_SINK_READ);
+	recovery->sink_unlocked = false;
+	recovery->incidents.unlocked = false;
+}
+
+uint32_t recovery_unlock_wait(const struct lg_connector *conn, uint64_t now) {
+	const struct lg_machine *m = &conn->recovery->driver.machine;
+	uint64_t wait_until = m->sink_unlocked_ms + m->config->sink_settle_ms;
+	if (!m->sink_unlocked) {
+		return 0;
+	}
+	return wait_until > now ? (uint32_t)(wait_until - now) : 1;
 }
 
 bool recovery_answering(const struct lg_connector *conn) {

@@ -1,7 +1,8 @@
 /*
  * The sink's own view of its link (core/dpcd.h), where the backend can read
  * it: the trained link for drivers that report none, lanes that lost lock
- * with link-status GOOD (a dark link no driver reported), and symbol errors.
+ * with link-status GOOD (a dark link no driver reported: each read goes to
+ * the state machine, whose unlock debounce judges it), and symbol errors.
  *
  * The sink is read once the link settled: settle_ms after every hotplug
  * event and every modeset (linkguard's or the compositor's: the kernel
@@ -21,7 +22,6 @@
 #include <linkguard/manager.h>
 #include <core/backend.h>
 #include <core/clock.h>
-#include <core/incident.h>
 #include <core/recovery.h>
 #include <core/sink.h>
 
@@ -38,7 +38,6 @@
 struct lg_sink {
 	struct lg_connector *conn;
 	struct wl_event_source *timer;
-	uint64_t unlocked_since_ms; // 0: the sink held the link at the last read
 	bool discard_errors; // the first read after a modeset counts the training
 	uint64_t window_start_ms; // 0: no window open
 	uint32_t window_errors[4];
@@ -199,33 +198,15 @@ static uint32_t poll_interval(const struct lg_connector *conn, uint64_t now) {
 	return ms < INT32_MAX ? (uint32_t)ms : INT32_MAX;
 }
 
-/* Lanes unlocked at two reads sink_settle_ms apart: the machine hears of it. */
-static uint32_t watch_lock(struct lg_connector *conn, uint64_t now) {
-	struct lg_sink *sink = conn->sink;
-	const struct lg_options *options = conn->options;
-	if (!dark(conn)) {
-		sink->unlocked_since_ms = 0;
-		return poll_interval(conn, now);
-	}
-	if (sink->unlocked_since_ms == 0) {
-		sink->unlocked_since_ms = now;
-		return options->sink_settle_ms;
-	}
-	uint64_t unlocked = now - sink->unlocked_since_ms;
-	if (unlocked < options->sink_settle_ms) {
-		return options->sink_settle_ms - (uint32_t)unlocked;
-	}
-	const struct lg_sink_status *status = &conn->sink_status;
-	lg_conn_log(conn, LG_ERROR, "the sink has lost the link for %llu ms with "
-		"link-status GOOD: lanes locked 0x%x of %u, %saligned",
-		(unsigned long long)unlocked, status->lanes_locked, status->link.lanes,
-		status->aligned ? "" : "not ");
-	sink->unlocked_since_ms = 0;
-	struct lg_incidents *incidents = recovery_incidents(conn);
-	incidents->unlocked = true;
-	recovery_feed(conn, LG_MACHINE_SINK_UNLOCKED);
-	incidents->unlocked = false;
-	return poll_interval(conn, now);
+/*
+ * Whether the sink holds the link goes to the machine (its unlock
+ * debounce); the wait before the next read: sooner while the machine waits
+ * for a second unlocked read.
+ */
+static uint32_t report_lock(struct lg_connector *conn, uint64_t now) {
+	recovery_sink_read(conn, dark(conn));
+	uint32_t wait = recovery_unlock_wait(conn, now);
+	return wait > 0 ? wait : poll_interval(conn, now);
 }
 
 static void arm(struct lg_connector *conn, uint32_t ms) {
@@ -245,7 +226,7 @@ static void poll_sink(struct lg_connector *conn) {
 	}
 	uint32_t next = 0;
 	if (sink->modesets == modesets) {
-		next = watch_lock(conn, lg_now_ms());
+		next = report_lock(conn, lg_now_ms());
 	}
 	if (sink->modesets == modesets && output_enabled(conn)) {
 		arm(conn, next);
@@ -285,7 +266,6 @@ void sink_modeset(struct lg_connector *conn) {
 	sink->modesets++;
 	sink->discard_errors = true;
 	sink->window_start_ms = 0;
-	sink->unlocked_since_ms = 0;
 	sink_hotplug(conn);
 }
 
@@ -299,7 +279,6 @@ void sink_settled(struct lg_connector *conn) {
 void sink_stop(struct lg_connector *conn) {
 	struct lg_sink *sink = conn->sink;
 	arm(conn, 0);
-	sink->unlocked_since_ms = 0;
 	sink->window_start_ms = 0;
 	sink->verdict_sent = false;
 	sink->failed_reads = 0;

@@ -338,6 +338,43 @@ static void test_known_bad_hold(void) {
 	stepper_finish(&s);
 }
 
+/* A read of the sink at now_ms: whether the machine judged the link dark. */
+static bool read_dark(struct stepper *s, bool unlocked, uint64_t now_ms) {
+	s->facts.sink_unlocked = unlocked;
+	const struct lg_action *dark = step(s, LG_MACHINE_SINK_READ, now_ms,
+		LG_ACTION_SINK_DARK);
+	s->facts.sink_unlocked = false;
+	check(dark == NULL || dark->ms >= s->config.sink_settle_ms);
+	return dark != NULL;
+}
+
+/*
+ * The sink's unlock debounce as single steps: lanes unlocked at two reads
+ * the sink settle time apart are a dark link, which the machine answers;
+ * a read that finds them locked, or a modeset, starts over.
+ */
+static void test_sink_unlock_debounce(void) {
+	struct stepper s;
+	stepper_init(&s, &uhd60);
+	uint32_t settle = s.config.sink_settle_ms;
+	check(!read_dark(&s, true, 1000));
+	check(!read_dark(&s, true, 1000 + settle - 1));
+	check(read_dark(&s, true, 1000 + settle));
+	check(s.machine.state == LG_LINK_BAD);
+	check(s.out.list[s.out.len - 1].type == LG_ACTION_TEST);
+	stepper_finish(&s);
+
+	stepper_init(&s, &uhd60);
+	check(!read_dark(&s, true, 1000));
+	check(!read_dark(&s, false, 2000));
+	check(!read_dark(&s, true, 3000));
+	check(!read_dark(&s, true, 3000 + settle - 1));
+	step(&s, LG_MACHINE_MODE_SET, 3000 + settle, LG_ACTION_STATE);
+	check(!read_dark(&s, true, 4000 + settle));
+	check(read_dark(&s, true, 4000 + 2 * settle));
+	stepper_finish(&s);
+}
+
 /* Replays one sequence named on the command line, traced: for a failure. */
 static int replay(int argc, char *argv[]) {
 	struct world w;
@@ -379,6 +416,7 @@ int main(int argc, char *argv[]) {
 	}
 	run_test(test_requested_mode_rule);
 	run_test(test_known_bad_hold);
+	run_test(test_sink_unlock_debounce);
 	run_test(test_every_sequence_up_to_depth);
 	return test_result();
 }

@@ -36,6 +36,7 @@ struct lg_machine_config {
 	uint32_t max_tests; // candidates tested per plan
 	uint32_t backoff_min_ms, backoff_max_ms; // failed and flapping retries
 	bool link_errors_step_down; // symbol errors above the threshold: step down
+	uint32_t sink_settle_ms; // lanes unlocked at reads this far apart: dark
 };
 
 void lg_machine_config_defaults(struct lg_machine_config *config);
@@ -57,12 +58,8 @@ enum lg_machine_event_type {
 	LG_MACHINE_OUTPUT_GONE, // the output was destroyed
 	LG_MACHINE_OUTPUT_DISABLED, // the compositor disabled the output
 	LG_MACHINE_MODE_SET, // the compositor committed a mode; REQUESTED if its own
-	/*
-	 * The sink reports lanes unlocked or not aligned for longer than the
-	 * settle time, the output enabled and link-status GOOD: a dark link
-	 * the driver did not report.
-	 */
-	LG_MACHINE_SINK_UNLOCKED,
+	/* The sink's DPCD was read: facts.sink_unlocked says what it holds. */
+	LG_MACHINE_SINK_READ,
 	/* The sink's symbol error verdict, facts.link_errors, was reached. */
 	LG_MACHINE_LINK_HEALTH,
 };
@@ -88,6 +85,11 @@ struct lg_machine_facts {
 	const struct lg_mode_list *modes; // the kernel's list at the last probe
 	const struct lg_mode_list *known_bad; // modes this monitor did not hold
 	bool link_errors; // the sink counts symbol errors above the threshold
+	/*
+	 * SINK_READ: the sink reports lanes unlocked or not aligned, the
+	 * output enabled and link-status GOOD (a 128b/132b link: never).
+	 */
+	bool sink_unlocked;
 	/*
 	 * The link the kernel would train mode at now (i915: the lowest rate,
 	 * then the fewest lanes, that carry it); false when it would not or
@@ -132,6 +134,7 @@ enum lg_action_type {
 	LG_ACTION_KNOWN_BAD_ADD, // the monitor did not hold mode at link (zero: not known)
 	LG_ACTION_KNOWN_BAD_HELD, // the link held mode
 	LG_ACTION_RETRY_RESULT, // enum lg_retry_result in retry
+	LG_ACTION_SINK_DARK, // the sink lost the link, reported unlocked for ms
 };
 
 /* At most one action that awaits an answer (PROBE, TEST, COMMIT), last. */
@@ -259,6 +262,9 @@ struct lg_machine {
 	uint32_t sink_ceiling_khz;
 	struct lg_mode unlock_mode;
 	uint64_t unlock_ms, unlock_seen_ms;
+	// The first of the reads since that found the sink unlocked
+	bool sink_unlocked;
+	uint64_t sink_unlocked_ms;
 };
 
 void lg_machine_init(struct lg_machine *m, const struct lg_machine_config *config);

@@ -33,6 +33,7 @@ static void world_facts(void *data, struct lg_machine_facts *facts) {
 		.modes = &w->modes,
 		.known_bad = &w->known_bad,
 		.link_errors = w->link_errors,
+		.sink_unlocked = w->sink_unlocked,
 		.link_for = world_link_for,
 		.link_data = w,
 	};
@@ -79,6 +80,12 @@ static void mark_fault(struct world *w) {
 	w->failed_after_fault = w->driver.machine.state == LG_LINK_FAILED;
 	w->backoff_tried = false;
 	w->fault_in_feed = true;
+}
+
+/* A modeset, or the output gone: the sink is read afresh once it settled. */
+static void forget_sink_reads(struct world *w) {
+	w->dark_read_at = WORLD_NEVER;
+	w->sink_read_at = WORLD_NEVER;
 }
 
 /* P2: linkguard's modesets in any window of the budget; P7 after the last fault. */
@@ -249,6 +256,7 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	w->has_current = true;
 	w->enabled = true;
 	w->committed_in_run = true;
+	forget_sink_reads(w);
 	w->stored = *mode; // through request_state, as the preload commits
 	w->has_stored = true;
 	train(w, mode);
@@ -338,8 +346,15 @@ static void world_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_ARM_TIMER:
 		w->timer_at = action->ms == 0 ? WORLD_NEVER : w->now + action->ms;
 		return;
+	case LG_ACTION_SINK_DARK:
+		w->dark_reported = true;
+		if (w->feeding != LG_MACHINE_SINK_READ) {
+			violate(w, "sink unlock debounce", "a dark link reported without a read");
+		}
+		return;
 	case LG_ACTION_DISABLE:
 		record_modeset(w);
+		forget_sink_reads(w);
 		if (w->modes.len > 0) {
 			violate(w, "P1 never dark", "disabled while the kernel lists modes");
 		}
@@ -403,12 +418,15 @@ static bool errors_now(const struct world *w) {
 		sim_link_error_rate(&w->link) > 0;
 }
 
-/* What the sink monitor will report, from the link as it is now. */
+/*
+ * What the sink monitor will do, from the link as it is now: read a dark
+ * link once it settled, and a link read unlocked once more.
+ */
 static void watch_sink(struct world *w) {
-	if (!sink_dark(w)) {
-		w->sink_at = WORLD_NEVER;
-	} else if (w->sink_at == WORLD_NEVER) {
-		w->sink_at = w->now + WORLD_SINK_DETECT_MS;
+	if (!sink_dark(w) && w->dark_read_at == WORLD_NEVER) {
+		w->sink_read_at = WORLD_NEVER;
+	} else if (w->sink_read_at == WORLD_NEVER) {
+		w->sink_read_at = w->now + w->config.settle_ms;
 	}
 	// A verdict a minute after the errors changed, and again when they
 	// go on at another mode.
@@ -458,7 +476,8 @@ static void feed(struct world *w, enum lg_machine_event_type type) {
 			lg_machine_event_name(type));
 	}
 	w->committed_in_run = false;
-	if (type != LG_MACHINE_TIMER) {
+	// A read of the sink is a fault once it shows a dark link.
+	if (type == LG_MACHINE_SINK_READ ? w->expect_dark : type != LG_MACHINE_TIMER) {
 		mark_fault(w);
 	}
 	w->feeding = type;
@@ -473,7 +492,8 @@ void world_init(struct world *w, const char *sink) {
 		.timer_at = WORLD_NEVER,
 		.hotplug_at = WORLD_NEVER,
 		.kernel_retry_at = WORLD_NEVER,
-		.sink_at = WORLD_NEVER,
+		.sink_read_at = WORLD_NEVER,
+		.dark_read_at = WORLD_NEVER,
 		.health_at = WORLD_NEVER,
 		.hold_at = WORLD_NEVER,
 		.link = { .name = "DP-1" },
@@ -580,6 +600,7 @@ void world_unplug(struct world *w) {
 		return;
 	}
 	sim_link_unplug(&w->link);
+	forget_sink_reads(w);
 	w->connected = false;
 	w->glitches = 0; // a replug is a new link: its flaps count afresh
 	w->unheld_khz = 0;
@@ -627,6 +648,7 @@ static void enable(struct world *w, const struct lg_mode *mode) {
 	w->enabled = true;
 	w->stored = *mode;
 	w->has_stored = true;
+	forget_sink_reads(w);
 	train(w, mode);
 	feed(w, LG_MACHINE_MODE_SET);
 	w->has_previous = false;
@@ -735,12 +757,44 @@ void world_disable(struct world *w) {
 	w->enabled = false;
 	w->has_current = false;
 	sim_link_off(&w->link);
+	forget_sink_reads(w);
 	feed(w, LG_MACHINE_OUTPUT_DISABLED);
+}
+
+/*
+ * The sink is read: lanes unlocked at two reads the sink settle time apart,
+ * with no modeset between, are a dark link the machine must report at the
+ * second, and never before.
+ */
+static void read_sink(struct world *w) {
+	bool dark = sink_dark(w);
+	w->expect_dark = false;
+	if (!dark) {
+		w->dark_read_at = WORLD_NEVER;
+	} else if (w->dark_read_at == WORLD_NEVER) {
+		w->dark_read_at = w->now;
+	} else if (w->now - w->dark_read_at >= w->config.sink_settle_ms) {
+		w->expect_dark = true;
+		w->dark_read_at = WORLD_NEVER; // a report starts over
+	}
+	if (dark) {
+		w->sink_read_at = w->now + w->config.sink_settle_ms;
+	}
+	w->sink_unlocked = dark;
+	w->dark_reported = false;
+	feed(w, LG_MACHINE_SINK_READ);
+	w->sink_unlocked = false;
+	if (w->dark_reported != w->expect_dark) {
+		violate(w, "sink unlock debounce", w->expect_dark ?
+			"unlocked at two reads the sink settle time apart, not reported" :
+			"a dark link reported before two unlocked reads");
+	}
+	w->expect_dark = false;
 }
 
 static uint64_t next_due(const struct world *w) {
 	const uint64_t at[] = {
-		w->timer_at, w->hotplug_at, w->kernel_retry_at, w->sink_at, w->health_at,
+		w->timer_at, w->hotplug_at, w->kernel_retry_at, w->sink_read_at, w->health_at,
 		w->hold_at,
 	};
 	uint64_t due = WORLD_NEVER;
@@ -782,11 +836,9 @@ static void run_due(struct world *w) {
 		held(w);
 		return;
 	}
-	if (w->sink_at <= w->now) {
-		w->sink_at = WORLD_NEVER;
-		if (sink_dark(w)) {
-			feed(w, LG_MACHINE_SINK_UNLOCKED);
-		}
+	if (w->sink_read_at <= w->now) {
+		w->sink_read_at = WORLD_NEVER;
+		read_sink(w);
 		return;
 	}
 	if (w->health_at <= w->now) {

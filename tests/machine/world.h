@@ -18,11 +18,9 @@
 #define WORLD_NEVER UINT64_MAX
 #define WORLD_MAX_COMMITS 64
 /*
- * The sink monitor of src/sink.c, as the machine hears of it: a dark link
- * is reported this long after it went dark (a read after the settle time,
- * and one more after the sink settle time), an error verdict once a minute.
+ * The sink monitor of src/sink.c, as the machine hears of it: an error
+ * verdict once a minute.
  */
-#define WORLD_SINK_DETECT_MS 2500
 #define WORLD_ERRORS_WINDOW_MS 60000
 /*
  * P7: at most this many of linkguard's modesets after the last fault (the
@@ -68,7 +66,16 @@ struct world {
 	uint64_t timer_at; // the machine's timer
 	uint64_t hotplug_at; // the kernel's uevent after link-status BAD
 	uint64_t kernel_retry_at; // i915's retry at the same parameters
-	uint64_t sink_at; // the sink monitor's report of a dark link
+	// The sink's next read (src/sink.c), while its link is dark or it was
+	// last read unlocked: the settle time after a change, then the sink
+	// settle time apart
+	uint64_t sink_read_at;
+	bool sink_unlocked; // the read being fed found the link dark
+	// The unlock debounce, from the reads: the first since the last
+	// modeset that found the sink unlocked; the read being fed is the
+	// second, the sink settle time after it: the machine must report it
+	uint64_t dark_read_at;
+	bool expect_dark, dark_reported;
 	uint64_t health_at; // the sink monitor's error verdict
 	// a known-bad mode that runs and holds until then is no longer
 	// skipped: the machine must have said so
