@@ -133,7 +133,6 @@ const char *lg_machine_event_name(enum lg_machine_event_type type) {
 		[LG_MACHINE_OUTPUT_DISABLED] = "output-disabled",
 		[LG_MACHINE_MODE_SET] = "mode-set",
 		[LG_MACHINE_SINK_READ] = "sink-read",
-		[LG_MACHINE_LINK_HEALTH] = "link-health",
 	};
 	return (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown";
 }

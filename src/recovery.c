@@ -29,7 +29,9 @@ struct lg_recovery {
 	struct lg_mode recommend;
 	// MODE_SET: what the output ran before the compositor's commit
 	const struct lg_mode *previous;
-	bool sink_unlocked; // SINK_READ
+	// SINK_READ
+	bool sink_unlocked;
+	const struct lg_sink_errors *sink_errors;
 };
 
 bool recovery_build_state(struct lg_connector *conn,
@@ -67,8 +69,8 @@ static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 		.recommended = conn->has_recommended ? &conn->recommended : NULL,
 		.modes = &conn->modes,
 		.known_bad = &conn->known_bad,
-		.link_errors = conn->link_errors,
 		.sink_unlocked = conn->recovery->sink_unlocked,
+		.sink_errors = conn->recovery->sink_errors,
 		.link_for = conn->impl->choose_link != NULL ? recovery_link_for : NULL,
 		.link_data = conn,
 		.skipped_at = recovery_skipped_at,
@@ -266,6 +268,22 @@ static void report_sink_dark(struct lg_connector *conn, const struct lg_action *
 	conn->recovery->incidents.unlocked = true;
 }
 
+/* A minute's symbol errors, and with them the machine's verdict. */
+static void report_error_rates(struct lg_connector *conn, const struct lg_action *action) {
+	for (int lane = 0; lane < 4; lane++) {
+		conn->error_rates[lane] = action->rates[lane];
+	}
+	conn->has_error_rates = true;
+	if (!action->verdict) {
+		return;
+	}
+	conn->link_errors = action->over;
+	lg_conn_log(conn, action->over ? LG_ERROR : LG_INFO, "symbol errors per minute "
+		"%u %u %u %u (lanes 0-3), threshold %u: %s", action->rates[0],
+		action->rates[1], action->rates[2], action->rates[3], action->threshold,
+		action->over ? "link degraded (link-errors)" : "within it");
+}
+
 static void recovery_act(void *data, const struct lg_action *action) {
 	struct lg_connector *conn = data;
 	struct lg_recovery *recovery = conn->recovery;
@@ -334,6 +352,9 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_SINK_DARK:
 		report_sink_dark(conn, action);
 		return;
+	case LG_ACTION_ERROR_RATES:
+		report_error_rates(conn, action);
+		return;
 	case LG_ACTION_PROBE:
 	case LG_ACTION_TEST:
 	case LG_ACTION_COMMIT:
@@ -376,6 +397,7 @@ void recovery_configure(struct lg_connector *conn) {
 		.backoff_max_ms = options->backoff_max_ms,
 		.link_errors_step_down = options->link_errors_step_down,
 		.sink_settle_ms = options->sink_settle_ms,
+		.link_errors_per_min = options->link_errors_per_min,
 	};
 }
 
@@ -421,11 +443,14 @@ struct lg_driver *recovery_driver(struct lg_connector *conn) {
 	return &conn->recovery->driver;
 }
 
-void recovery_sink_read(struct lg_connector *conn, bool unlocked) {
+void recovery_sink_read(struct lg_connector *conn, bool unlocked,
+		const struct lg_sink_errors *errors) {
 	struct lg_recovery *recovery = conn->recovery;
 	recovery->sink_unlocked = unlocked;
+	recovery->sink_errors = errors;
 	recovery_feed(conn, LG_MACHINE_SINK_READ);
 	recovery->sink_unlocked = false;
+	recovery->sink_errors = NULL;
 	recovery->incidents.unlocked = false;
 }
 

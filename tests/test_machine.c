@@ -375,6 +375,49 @@ static void test_sink_unlock_debounce(void) {
 	stepper_finish(&s);
 }
 
+/* A read that counted errors on each of four HBR2 lanes: the rates it brings. */
+static const struct lg_action *read_errors(struct stepper *s, uint32_t errors,
+		uint64_t now_ms) {
+	struct lg_sink_errors counted = { .valid = 0xf, .rate_mbps = 5400 };
+	for (int lane = 0; lane < 4; lane++) {
+		counted.count[lane] = errors;
+	}
+	s->facts.sink_errors = &counted;
+	const struct lg_action *rates = step(s, LG_MACHINE_SINK_READ, now_ms,
+		LG_ACTION_ERROR_RATES);
+	s->facts.sink_errors = NULL;
+	return rates;
+}
+
+/*
+ * The sink's error verdict as single steps: the first read after a modeset
+ * counts the training and is discarded; a lane past 324 a minute (HBR2's
+ * BER of 10^-9) brings the verdict at once, scaled to a minute; quiet, the
+ * verdict comes when the minute's window is full; a verdict only when it
+ * changes.
+ */
+static void test_sink_error_verdict(void) {
+	struct stepper s;
+	stepper_init(&s, &uhd60);
+	step(&s, LG_MACHINE_MODE_SET, 1000, LG_ACTION_STATE);
+	check(read_errors(&s, 100000, 1500) == NULL);
+	const struct lg_action *rates = read_errors(&s, 100, 6500);
+	check(rates == NULL);
+	rates = read_errors(&s, 300, 11500);
+	check(rates != NULL && rates->verdict && rates->over && rates->threshold == 324);
+	check(rates != NULL && rates->rates[0] == 400 * 60000 / 10000);
+	check(s.machine.state == LG_LINK_DEGRADED);
+	// Over again: rates, no new verdict at the same mode.
+	rates = read_errors(&s, 1000, 16500);
+	check(rates != NULL && !rates->verdict);
+	// Clean for a minute: within it, good again.
+	check(read_errors(&s, 0, 46500) == NULL);
+	rates = read_errors(&s, 0, 76500);
+	check(rates != NULL && rates->verdict && !rates->over && rates->rates[0] == 0);
+	check(s.machine.state == LG_LINK_GOOD);
+	stepper_finish(&s);
+}
+
 /* Replays one sequence named on the command line, traced: for a failure. */
 static int replay(int argc, char *argv[]) {
 	struct world w;
@@ -417,6 +460,7 @@ int main(int argc, char *argv[]) {
 	run_test(test_requested_mode_rule);
 	run_test(test_known_bad_hold);
 	run_test(test_sink_unlock_debounce);
+	run_test(test_sink_error_verdict);
 	run_test(test_every_sequence_up_to_depth);
 	return test_result();
 }

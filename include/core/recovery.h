@@ -29,10 +29,12 @@ struct lg_driver *recovery_driver(struct lg_connector *conn);
 void recovery_committed(struct lg_connector *conn, bool ok);
 /*
  * The sink was read: unlocked, whether it reports a dark link (lanes not
- * locked or not aligned, the output enabled, link-status GOOD). The machine
- * decides when that is a lost link.
+ * locked or not aligned, the output enabled, link-status GOOD), and the
+ * symbol errors it counted (NULL: the read failed). The machine decides
+ * when that is a lost link or a degraded one.
  */
-void recovery_sink_read(struct lg_connector *conn, bool unlocked);
+void recovery_sink_read(struct lg_connector *conn, bool unlocked,
+	const struct lg_sink_errors *errors);
 /*
  * How long until the sink, read unlocked, may be judged dark by the next
  * read; 0: no read waits for that.
