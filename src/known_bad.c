@@ -11,7 +11,8 @@
  * process a mode that failed stays skipped until the sink leaves
  * (known_bad_forget()): a replug tries every mode again, and a failure
  * after it counts towards the same start. A mode with a record that the
- * link holds is forgotten (known_bad_held()).
+ * link holds is forgotten (known_bad_held(): the state machine decides
+ * when a mode has held).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +42,7 @@ struct known_bad {
 	struct lg_connector *conn;
 	struct wl_list monitors; // known_bad_monitor.link
 	struct known_bad_monitor *monitor; // the one plugged in now, or NULL
-	struct wl_event_source *hold_timer; // while a mode with a record runs
-	struct lg_mode holding; // that mode
 	struct wl_listener connector_destroy;
-	struct wl_listener state_change;
 };
 
 static void monitor_destroy(struct known_bad_monitor *monitor) {
@@ -56,66 +54,14 @@ static void monitor_destroy(struct known_bad_monitor *monitor) {
 	free(monitor);
 }
 
-static void disarm(struct known_bad *kb) {
-	if (kb->hold_timer != NULL) {
-		wl_event_source_remove(kb->hold_timer);
-		kb->hold_timer = NULL;
-	}
-}
-
 static void handle_connector_destroy(struct wl_listener *listener, void *data) {
 	struct known_bad *kb = wl_container_of(listener, kb, connector_destroy);
 	struct known_bad_monitor *monitor, *tmp;
 	wl_list_for_each_safe(monitor, tmp, &kb->monitors, link) {
 		monitor_destroy(monitor);
 	}
-	disarm(kb);
 	wl_list_remove(&kb->connector_destroy.link);
-	wl_list_remove(&kb->state_change.link);
 	free(kb);
-}
-
-static int handle_hold_timer(void *data) {
-	struct known_bad *kb = data;
-	disarm(kb);
-	known_bad_held(kb->conn, &kb->holding);
-	return 0;
-}
-
-/*
- * A mode with a record that runs settle_ms with link-status GOOD held, as
- * a recovery commit that settles does (recovery.c says so for those). This
- * covers the compositor's own commits: a start or a replug that tried the
- * mode, which the state machine takes as good at once. A failure comes
- * within that time (i915 trains during the modeset and reports BAD from
- * its worker right after).
- */
-static void handle_state_change(struct wl_listener *listener, void *data) {
-	struct known_bad *kb = wl_container_of(listener, kb, state_change);
-	struct lg_connector *conn = kb->conn;
-	bool running = conn->has_current &&
-		conn->link_status == LG_LINK_STATUS_GOOD &&
-		(conn->state == LG_LINK_GOOD || conn->state == LG_LINK_DEGRADED) &&
-		kb->monitor != NULL &&
-		store_entries_find(&kb->monitor->entries, &conn->current, NULL) != NULL;
-	if (running && kb->hold_timer != NULL &&
-			lg_mode_equal(&kb->holding, &conn->current)) {
-		return; // still waiting
-	}
-	disarm(kb);
-	if (!running) {
-		return;
-	}
-	kb->holding = conn->current;
-	kb->hold_timer = wl_event_loop_add_timer(conn->manager->event_loop,
-		handle_hold_timer, kb);
-	if (kb->hold_timer == NULL) {
-		lg_conn_log(conn, LG_ERROR, "failed to create a timer");
-		return;
-	}
-	uint32_t ms = conn->manager->options.settle_ms;
-	// A zero delay disarms a timerfd: wait at least a millisecond.
-	wl_event_source_timer_update(kb->hold_timer, ms > 0 ? ms : 1);
 }
 
 /* conn's part, or NULL when it has none yet. wl_signal_get() only reads. */
@@ -143,8 +89,6 @@ static struct known_bad *known_bad_get(struct lg_connector *conn) {
 	wl_list_init(&kb->monitors);
 	kb->connector_destroy.notify = handle_connector_destroy;
 	wl_signal_add(&conn->events.destroy, &kb->connector_destroy);
-	kb->state_change.notify = handle_state_change;
-	wl_signal_add(&conn->events.state_change, &kb->state_change);
 	return kb;
 }
 

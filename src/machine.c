@@ -5,6 +5,7 @@
  */
 #include <assert.h>
 #include <stdlib.h>
+#include <string.h>
 #include <core/machine.h>
 
 void lg_machine_config_defaults(struct lg_machine_config *config) {
@@ -17,6 +18,7 @@ void lg_machine_config_defaults(struct lg_machine_config *config) {
 		.max_tests = 16,
 		.backoff_min_ms = 1000,
 		.backoff_max_ms = 60000,
+		.sink_settle_ms = 2000,
 	};
 }
 
@@ -30,10 +32,21 @@ void lg_machine_finish(struct lg_machine *m) {
 	m->order_cap = 0;
 }
 
+static bool awaits_answer(const struct lg_action *action) {
+	return action->type == LG_ACTION_PROBE || action->type == LG_ACTION_TEST ||
+		action->type == LG_ACTION_COMMIT;
+}
+
 static struct lg_action *emit(struct lg_actions *out, enum lg_action_type type) {
 	// The transitions below emit at most MACHINE_MAX_ACTIONS each.
 	assert(out->len < MACHINE_MAX_ACTIONS);
 	struct lg_action *action = &out->list[out->len++];
+	// One that awaits an answer stays last: the driver feeds its answer
+	// once it carried out the others.
+	if (out->len > 1 && awaits_answer(action - 1)) {
+		*action = *(action - 1);
+		action--;
+	}
 	*action = (struct lg_action){ .type = type };
 	return action;
 }
@@ -53,8 +66,9 @@ static bool at_requested(const struct lg_machine_facts *facts) {
 }
 
 /* Symbol errors above the threshold degrade even the requested mode. */
-static enum lg_link_state running_state(const struct lg_machine_facts *facts) {
-	return at_requested(facts) && !facts->link_errors ?
+static enum lg_link_state running_state(const struct lg_machine *m,
+		const struct lg_machine_facts *facts) {
+	return at_requested(facts) && !m->link_errors ?
 		LG_LINK_GOOD : LG_LINK_DEGRADED;
 }
 
@@ -67,13 +81,29 @@ static void set_state(struct lg_machine *m, struct lg_actions *out,
 	emit(out, LG_ACTION_STATE);
 }
 
+/*
+ * The driver's one timer, for the earlier of the plan's timer and the
+ * hold; armed again only when that changes.
+ */
+static void sync_timer(struct lg_machine *m, struct lg_actions *out) {
+	uint64_t due = m->timer != MACHINE_TIMER_NONE ? m->timer_ms : 0;
+	if (m->holding && m->hold_ms != 0 && (due == 0 || m->hold_ms < due)) {
+		due = m->hold_ms;
+	}
+	if (due == m->armed_ms) {
+		return;
+	}
+	m->armed_ms = due;
+	// Zero cancels; a due timer fires at once.
+	emit(out, LG_ACTION_ARM_TIMER)->ms =
+		due == 0 ? 0 : due > m->now_ms ? (uint32_t)(due - m->now_ms) : 1;
+}
+
 static void arm(struct lg_machine *m,
 		struct lg_actions *out, enum machine_timer kind, uint64_t ms) {
-	if (ms == 0) {
-		ms = 1; // zero cancels; a due timer fires at once
-	}
 	m->timer = kind;
-	emit(out, LG_ACTION_ARM_TIMER)->ms = (uint32_t)ms;
+	m->timer_ms = m->now_ms + (ms > 0 ? ms : 1);
+	sync_timer(m, out);
 }
 
 static void cancel_timer(struct lg_machine *m, struct lg_actions *out) {
@@ -81,7 +111,20 @@ static void cancel_timer(struct lg_machine *m, struct lg_actions *out) {
 		return;
 	}
 	m->timer = MACHINE_TIMER_NONE;
-	emit(out, LG_ACTION_ARM_TIMER)->ms = 0;
+	sync_timer(m, out);
+}
+
+/* A modeset trains the link afresh: what the sink reported before is past. */
+static void forget_sink_reads(struct lg_machine *m) {
+	m->sink_unlocked = false;
+	m->errors_discard = true; // the next read counts the training
+	m->window_open = false;
+}
+
+/* The sink or its output is gone: nothing is known of the next one's errors. */
+static void forget_verdict(struct lg_machine *m) {
+	m->verdict_sent = false;
+	m->link_errors = false;
 }
 
 static void end_plan(struct lg_machine *m) {
@@ -191,7 +234,7 @@ static bool quiet(const struct lg_machine *m, const struct lg_machine_facts *fac
 static void rest(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
 	calm_down(m);
-	set_state(m, out, running_state(facts));
+	set_state(m, out, running_state(m, facts));
 	if (at_requested(facts) && m->fallen_back) {
 		m->fallen_back = false;
 		emit(out, LG_ACTION_RESTORED);
@@ -325,6 +368,11 @@ static void add_known_bad(struct lg_machine *m, struct lg_actions *out,
 		}
 	}
 	emit_mode(out, LG_ACTION_KNOWN_BAD_ADD, mode, why)->link = link;
+	// Failed while it runs (a retry's commit): it has held once it runs
+	// settle_ms from now.
+	if (m->holding && lg_mode_equal(mode, &m->hold_mode)) {
+		m->holding = false;
+	}
 }
 
 /*
@@ -382,6 +430,7 @@ static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
 	if (failure == LG_FAILURE_NO_MODES && facts->enabled) {
 		// Nothing can be tested at all: the only state with nothing to show.
 		record_modeset(m, facts->now_ms);
+		forget_sink_reads(m);
 		emit(out, LG_ACTION_DISABLE);
 	}
 	m->fallen_back = true;
@@ -754,7 +803,7 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 		if (quiet(m, facts)) {
 			rest(m, facts, out);
 		} else {
-			set_state(m, out, running_state(facts));
+			set_state(m, out, running_state(m, facts));
 		}
 		return;
 	}
@@ -868,6 +917,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	m->bad_pending = false;
+	forget_sink_reads(m);
 	m->running_link = link_config(facts, &mode);
 	if (m->plan == MACHINE_PLAN_STEP_UP) {
 		m->stepped_up = true;
@@ -915,7 +965,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
 	if (m->state == LG_LINK_RETRAINING) {
-		set_state(m, out, running_state(facts));
+		set_state(m, out, running_state(m, facts));
 	}
 	// A mode retrained for a sink that lost lock has not shown it holds:
 	// the sink tells later than the settle time.
@@ -976,6 +1026,14 @@ static void handle_quiet(struct lg_machine *m, const struct lg_machine_facts *fa
 
 static void handle_timer(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
+	m->armed_ms = 0; // it fired
+	if (m->holding && m->hold_ms != 0 && m->hold_ms <= facts->now_ms) {
+		m->hold_ms = 0;
+		emit_mode(out, LG_ACTION_KNOWN_BAD_HELD, &m->hold_mode, "ran at rest");
+	}
+	if (m->timer_ms > facts->now_ms) {
+		return; // the hold's time, not the plan's
+	}
 	enum machine_timer kind = m->timer;
 	m->timer = MACHINE_TIMER_NONE;
 	switch (kind) {
@@ -1008,6 +1066,7 @@ static void drop_incident(struct lg_machine *m, struct lg_actions *out) {
 	m->gated_plan = MACHINE_PLAN_NONE;
 	m->bad_pending = false;
 	forget_unlock(m);
+	forget_sink_reads(m);
 }
 
 static void handle_retry(struct lg_machine *m, const struct lg_machine_facts *facts,
@@ -1067,6 +1126,7 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 	}
 	m->bad_pending = false;
 	forget_unlock(m);
+	forget_sink_reads(m);
 	m->sink_ceiling_khz = 0;
 	if (m->state == LG_LINK_FLAPPING && m->timer == MACHINE_TIMER_QUIET) {
 		return;
@@ -1077,7 +1137,7 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 	}
 	cancel_timer(m, out);
 	m->gated_plan = MACHINE_PLAN_NONE;
-	set_state(m, out, running_state(facts));
+	set_state(m, out, running_state(m, facts));
 	if (at_requested(facts) && m->fallen_back) {
 		m->fallen_back = false;
 		emit(out, LG_ACTION_RESTORED);
@@ -1122,7 +1182,7 @@ static void handle_sink_unlocked(struct lg_machine *m,
 }
 
 /*
- * The sink's symbol error verdict (facts.link_errors): above the threshold
+ * The sink's symbol error verdict (m->link_errors): above the threshold
  * the link is degraded even at the requested mode, before the picture
  * fails. With link_errors_step_down each verdict above it steps down once,
  * to a mode that needs less bandwidth, within the budget.
@@ -1135,18 +1195,146 @@ static void handle_link_health(struct lg_machine *m,
 	if (!settled || !facts->enabled || facts->current == NULL) {
 		return;
 	}
-	set_state(m, out, running_state(facts));
-	if (facts->link_errors) {
+	set_state(m, out, running_state(m, facts));
+	if (m->link_errors) {
 		m->last_fault_ms = facts->now_ms;
 	}
-	if (facts->link_errors && m->config->link_errors_step_down) {
+	if (m->link_errors && m->config->link_errors_step_down) {
 		begin_plan(m, MACHINE_PLAN_ERRORS, facts, out);
 	}
 }
 
-void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
+/*
+ * Symbol errors per lane and minute above which the link is degraded.
+ * DisplayPort asks 8b/10b links for a bit error rate of 10^-9 or better;
+ * a bit error corrupts at least one 10-bit symbol, so at the compliance
+ * limit a lane at R Mbit/s counts up to R x 10^6 x 10^-9 x 60 = 0.06 R
+ * symbol errors a minute: 97 at RBR, 162 at HBR, 324 at HBR2, 486 at HBR3.
+ * A cable above that is out of specification: sparkles, then lost lock.
+ */
+static uint32_t errors_threshold(const struct lg_machine *m,
+		const struct lg_sink_errors *errors) {
+	uint32_t configured = m->config->link_errors_per_min;
+	return configured != 0 ? configured : errors->rate_mbps * 6 / 100;
+}
+
+static void open_window(struct lg_machine *m, uint64_t now) {
+	m->window_open = true;
+	m->window_ms = now;
+	memset(m->window_errors, 0, sizeof(m->window_errors));
+}
+
+/*
+ * The sink's error verdict. The counters are cleared by every read: each
+ * read's counts add to a minute's window. The rates come when the window
+ * is full, or as soon as a lane passed the threshold within it; the
+ * verdict with them when it changes, and again while the errors go on at
+ * another mode (after a step down). The first read after a modeset holds
+ * the training's errors: it only opens the window.
+ */
+static void count_errors(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	const struct lg_sink_errors *errors = facts->sink_errors;
+	uint64_t now = facts->now_ms;
+	if (errors == NULL) {
+		return;
+	}
+	if (m->errors_discard || errors->valid == 0) {
+		m->errors_discard = false;
+		open_window(m, now);
+		return;
+	}
+	if (!m->window_open) {
+		open_window(m, now);
+	}
+	uint32_t threshold = errors_threshold(m, errors);
+	bool over = false;
+	for (uint32_t lane = 0; lane < 4; lane++) {
+		if (errors->valid & (1u << lane)) {
+			m->window_errors[lane] += errors->count[lane];
+			over = over || m->window_errors[lane] > threshold;
+		}
+	}
+	uint64_t elapsed = now - m->window_ms;
+	if (!over && elapsed < MACHINE_ERRORS_WINDOW_MS) {
+		return;
+	}
+	struct lg_action *action = emit(out, LG_ACTION_ERROR_RATES);
+	action->threshold = threshold;
+	for (uint32_t lane = 0; lane < 4; lane++) {
+		// A window cut short by the threshold is scaled to a minute too:
+		// its count alone already passed a minute's allowance.
+		uint64_t per_min = (uint64_t)m->window_errors[lane] *
+			MACHINE_ERRORS_WINDOW_MS / (elapsed > 0 ? elapsed : 1);
+		action->rates[lane] = per_min > UINT32_MAX ? UINT32_MAX : (uint32_t)per_min;
+	}
+	open_window(m, now);
+	bool moved = facts->current != NULL &&
+		!lg_mode_same_timing(facts->current, &m->verdict_mode);
+	if (m->verdict_sent && over == m->link_errors && !(over && moved)) {
+		return;
+	}
+	m->verdict_sent = true;
+	m->verdict_mode = facts->current != NULL ? *facts->current : (struct lg_mode){0};
+	m->link_errors = over;
+	action->verdict = true;
+	action->over = over;
+	handle_link_health(m, facts, out);
+}
+
+/*
+ * The sink's unlock debounce: lanes unlocked at two reads sink_settle_ms
+ * apart, with no modeset between (one trains the link afresh), are a dark
+ * link; a read that finds them locked starts over, and so does a report.
+ * One unlocked read is no verdict: the sink may still be locking.
+ */
+static void handle_sink_read(struct lg_machine *m,
 		const struct lg_machine_facts *facts, struct lg_actions *out) {
-	out->len = 0;
+	// A verdict's plan may be under way after this: the dark link is
+	// still reported, and waits for it (handle_sink_unlocked()).
+	count_errors(m, facts, out);
+	if (!facts->sink_unlocked || !m->sink_unlocked) {
+		m->sink_unlocked = facts->sink_unlocked;
+		m->sink_unlocked_ms = facts->now_ms;
+		return;
+	}
+	uint64_t unlocked = facts->now_ms - m->sink_unlocked_ms;
+	if (unlocked < m->config->sink_settle_ms) {
+		return;
+	}
+	m->sink_unlocked = false;
+	emit(out, LG_ACTION_SINK_DARK)->ms =
+		unlocked < UINT32_MAX ? (uint32_t)unlocked : UINT32_MAX;
+	handle_sink_unlocked(m, facts, out);
+}
+
+/*
+ * The known-bad hold: a mode that runs at rest (good or degraded, which a
+ * test or a failed commit leaves alone) for settle_ms has held, also where
+ * the compositor set it (a start or a replug at a mode that failed before),
+ * and is remembered so: the store forgets its failures, and ignores a mode
+ * it has no record of. A failure comes within that time (i915 trains
+ * during the modeset and reports BAD from its worker right after).
+ */
+static void watch_hold(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	bool at_rest = facts->connected && facts->enabled && facts->current != NULL &&
+		(m->state == LG_LINK_GOOD || m->state == LG_LINK_DEGRADED);
+	bool same = m->holding && at_rest && lg_mode_equal(&m->hold_mode, facts->current);
+	if (!same) { // else still running, or held already
+		m->holding = at_rest;
+		if (at_rest) {
+			uint32_t settle_ms = m->config->settle_ms;
+			m->hold_mode = *facts->current;
+			m->hold_ms = facts->now_ms + (settle_ms > 0 ? settle_ms : 1);
+		}
+	}
+	// Also after the timer fired for one of the two: armed for the other.
+	sync_timer(m, out);
+}
+
+static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
 	switch (event->type) {
 	case LG_MACHINE_LINK_BAD:
 		handle_link_bad(m, facts, out);
@@ -1169,6 +1357,7 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 	case LG_MACHINE_UNPLUG:
 	case LG_MACHINE_SINK_SWAP:
 		drop_incident(m, out);
+		forget_verdict(m);
 		calm_down(m);
 		m->sink_ceiling_khz = 0;
 		// known_bad.c forgets them with the sink
@@ -1221,6 +1410,7 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 		return;
 	case LG_MACHINE_OUTPUT_GONE:
 		drop_incident(m, out);
+		forget_verdict(m);
 		return;
 	case LG_MACHINE_OUTPUT_DISABLED:
 		drop_incident(m, out);
@@ -1231,11 +1421,16 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 	case LG_MACHINE_MODE_SET:
 		handle_mode_set(m, facts, out);
 		return;
-	case LG_MACHINE_SINK_UNLOCKED:
-		handle_sink_unlocked(m, facts, out);
-		return;
-	case LG_MACHINE_LINK_HEALTH:
-		handle_link_health(m, facts, out);
+	case LG_MACHINE_SINK_READ:
+		handle_sink_read(m, facts, out);
 		return;
 	}
+}
+
+void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
+		const struct lg_machine_facts *facts, struct lg_actions *out) {
+	out->len = 0;
+	m->now_ms = facts->now_ms;
+	dispatch(m, event, facts, out);
+	watch_hold(m, facts, out);
 }

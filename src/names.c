@@ -132,8 +132,7 @@ const char *lg_machine_event_name(enum lg_machine_event_type type) {
 		[LG_MACHINE_OUTPUT_GONE] = "output-gone",
 		[LG_MACHINE_OUTPUT_DISABLED] = "output-disabled",
 		[LG_MACHINE_MODE_SET] = "mode-set",
-		[LG_MACHINE_SINK_UNLOCKED] = "sink-unlocked",
-		[LG_MACHINE_LINK_HEALTH] = "link-health",
+		[LG_MACHINE_SINK_READ] = "sink-read",
 	};
 	return (size_t)type < sizeof(names) / sizeof(names[0]) ? names[type] : "unknown";
 }

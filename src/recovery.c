@@ -31,6 +31,9 @@ struct lg_recovery {
 	struct lg_mode recommend;
 	// MODE_SET: what the output ran before the compositor's commit
 	const struct lg_mode *previous;
+	// SINK_READ
+	bool sink_unlocked;
+	const struct lg_sink_errors *sink_errors;
 };
 
 bool recovery_build_state(struct lg_connector *conn,
@@ -68,7 +71,8 @@ static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 		.recommended = conn->has_recommended ? &conn->recommended : NULL,
 		.modes = &conn->modes,
 		.known_bad = &conn->known_bad,
-		.link_errors = conn->link_errors,
+		.sink_unlocked = conn->recovery->sink_unlocked,
+		.sink_errors = conn->recovery->sink_errors,
 		.link_for = conn->impl->choose_link != NULL ? recovery_link_for : NULL,
 		.link_data = conn,
 		.skipped_at = recovery_skipped_at,
@@ -191,7 +195,8 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 static int handle_timer(void *data) {
 	struct lg_connector *conn = data;
 	// A commit held: what the sink trained goes with it (incident, link).
-	if (conn->recovery->driver.machine.timer == MACHINE_TIMER_SETTLE) {
+	const struct lg_machine *m = &conn->recovery->driver.machine;
+	if (m->timer == MACHINE_TIMER_SETTLE && m->timer_ms <= lg_now_ms()) {
 		conn->recovery->settled(conn);
 	}
 	recovery_feed(conn, LG_MACHINE_TIMER);
@@ -254,6 +259,32 @@ static void report_state(struct lg_connector *conn) {
 			"no mode", lg_link_status_name(conn->link_status));
 	}
 	connector_changed(conn);
+}
+
+/* The machine's verdict on the sink's reads: it lost the link. */
+static void report_sink_dark(struct lg_connector *conn, const struct lg_action *action) {
+	const struct lg_sink_status *status = &conn->sink_status;
+	lg_conn_log(conn, LG_ERROR, "the sink has lost the link for %u ms with "
+		"link-status GOOD: lanes locked 0x%x of %u, %saligned", action->ms,
+		status->lanes_locked, status->link.lanes, status->aligned ? "" : "not ");
+	// The incident this opens is the sink's (recovery_sink_read() ends it).
+	conn->recovery->incidents.unlocked = true;
+}
+
+/* A minute's symbol errors, and with them the machine's verdict. */
+static void report_error_rates(struct lg_connector *conn, const struct lg_action *action) {
+	for (int lane = 0; lane < 4; lane++) {
+		conn->error_rates[lane] = action->rates[lane];
+	}
+	conn->has_error_rates = true;
+	if (!action->verdict) {
+		return;
+	}
+	conn->link_errors = action->over;
+	lg_conn_log(conn, action->over ? LG_ERROR : LG_INFO, "symbol errors per minute "
+		"%u %u %u %u (lanes 0-3), threshold %u: %s", action->rates[0],
+		action->rates[1], action->rates[2], action->rates[3], action->threshold,
+		action->over ? "link degraded (link-errors)" : "within it");
 }
 
 static void recovery_act(void *data, const struct lg_action *action) {
@@ -321,6 +352,12 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_RETRY_RESULT:
 		recovery->retry = action->retry;
 		return;
+	case LG_ACTION_SINK_DARK:
+		report_sink_dark(conn, action);
+		return;
+	case LG_ACTION_ERROR_RATES:
+		report_error_rates(conn, action);
+		return;
 	case LG_ACTION_PROBE:
 	case LG_ACTION_TEST:
 	case LG_ACTION_COMMIT:
@@ -364,6 +401,8 @@ void recovery_configure(struct lg_connector *conn) {
 		.backoff_min_ms = options->backoff_min_ms,
 		.backoff_max_ms = options->backoff_max_ms,
 		.link_errors_step_down = options->link_errors_step_down,
+		.sink_settle_ms = options->sink_settle_ms,
+		.link_errors_per_min = options->link_errors_per_min,
 	};
 }
 
@@ -416,6 +455,26 @@ const struct lg_history *connector_history(const struct lg_connector *conn) {
 
 struct lg_driver *recovery_driver(struct lg_connector *conn) {
 	return &conn->recovery->driver;
+}
+
+void recovery_sink_read(struct lg_connector *conn, bool unlocked,
+		const struct lg_sink_errors *errors) {
+	struct lg_recovery *recovery = conn->recovery;
+	recovery->sink_unlocked = unlocked;
+	recovery->sink_errors = errors;
+	recovery_feed(conn, LG_MACHINE_SINK_READ);
+	recovery->sink_unlocked = false;
+	recovery->sink_errors = NULL;
+	recovery->incidents.unlocked = false;
+}
+
+uint32_t recovery_unlock_wait(const struct lg_connector *conn, uint64_t now) {
+	const struct lg_machine *m = &conn->recovery->driver.machine;
+	uint64_t wait_until = m->sink_unlocked_ms + m->config->sink_settle_ms;
+	if (!m->sink_unlocked) {
+		return 0;
+	}
+	return wait_until > now ? (uint32_t)(wait_until - now) : 1;
 }
 
 bool recovery_answering(const struct lg_connector *conn) {

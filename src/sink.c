@@ -1,7 +1,9 @@
 /*
  * The sink's own view of its link (core/dpcd.h), where the backend can read
  * it: the trained link for drivers that report none, lanes that lost lock
- * with link-status GOOD (a dark link no driver reported), and symbol errors.
+ * with link-status GOOD (a dark link no driver reported), and symbol errors:
+ * each read goes to the state machine, whose unlock debounce and error
+ * verdict judge them.
  *
  * The sink is read once the link settled: settle_ms after every hotplug
  * event and every modeset (linkguard's or the compositor's: the kernel
@@ -21,11 +23,9 @@
 #include <linkguard/manager.h>
 #include <core/backend.h>
 #include <core/clock.h>
-#include <core/incident.h>
 #include <core/recovery.h>
 #include <core/sink.h>
 
-#define ERRORS_WINDOW_MS 60000
 /*
  * For WATCHFUL_POLLS x sink_poll_ms after a change (a minute by default),
  * the link is read every sink_poll_ms; then every IDLE_POLLS x. Failed
@@ -38,12 +38,6 @@
 struct lg_sink {
 	struct lg_connector *conn;
 	struct wl_event_source *timer;
-	uint64_t unlocked_since_ms; // 0: the sink held the link at the last read
-	bool discard_errors; // the first read after a modeset counts the training
-	uint64_t window_start_ms; // 0: no window open
-	uint32_t window_errors[4];
-	bool verdict_sent;
-	struct lg_mode verdict_mode; // the mode the last verdict was reached at
 	uint32_t modesets; // counted, to see one happen during a read
 	uint64_t changed_ms; // the last hotplug or modeset
 	bool settled; // read since then
@@ -68,84 +62,10 @@ static bool same_status(const struct lg_sink_status *a,
 }
 
 /*
- * Symbol errors per lane and minute above which the link is degraded.
- * DisplayPort asks 8b/10b links for a bit error rate of 10^-9 or better;
- * a bit error corrupts at least one 10-bit symbol, so at the compliance
- * limit a lane at R Mbit/s counts up to R x 10^6 x 10^-9 x 60 = 0.06 R
- * symbol errors a minute: 97 at RBR, 162 at HBR, 324 at HBR2, 486 at HBR3.
- * A cable above that is out of specification: sparkles, then lost lock.
+ * Whether a field a client sees changed; *errors: the symbol errors counted
+ * since the read before, none of a 128b/132b link (not decoded).
  */
-static uint32_t errors_threshold(const struct lg_connector *conn) {
-	uint32_t configured = conn->options->link_errors_per_min;
-	if (configured != 0) {
-		return configured;
-	}
-	return conn->sink_status.link.rate_mbps * 6 / 100;
-}
-
-static void open_window(struct lg_sink *sink, uint64_t now) {
-	sink->window_start_ms = now;
-	for (int lane = 0; lane < 4; lane++) {
-		sink->window_errors[lane] = 0;
-	}
-}
-
-/*
- * The counters are cleared by every read: each read's counts add to a
- * minute's window. The verdict comes when the window is full, or as soon
- * as a lane passed the threshold within it.
- */
-static void count_errors(struct lg_connector *conn, uint64_t now) {
-	struct lg_sink *sink = conn->sink;
-	const struct lg_sink_status *status = &conn->sink_status;
-	if (sink->discard_errors || status->uhbr || status->errors_valid == 0) {
-		sink->discard_errors = false;
-		open_window(sink, now);
-		return;
-	}
-	if (sink->window_start_ms == 0) {
-		open_window(sink, now);
-	}
-	uint32_t threshold = errors_threshold(conn);
-	bool over = false;
-	for (uint32_t lane = 0; lane < 4; lane++) {
-		if (status->errors_valid & (1u << lane)) {
-			sink->window_errors[lane] += status->errors[lane];
-			over = over || sink->window_errors[lane] > threshold;
-		}
-	}
-	uint64_t elapsed = now - sink->window_start_ms;
-	if (!over && elapsed < ERRORS_WINDOW_MS) {
-		return;
-	}
-	for (uint32_t lane = 0; lane < 4; lane++) {
-		// A window cut short by the threshold is scaled to a minute too:
-		// its count alone already passed a minute's allowance.
-		uint64_t per_min = (uint64_t)sink->window_errors[lane] *
-			ERRORS_WINDOW_MS / (elapsed > 0 ? elapsed : 1);
-		conn->error_rates[lane] = per_min > UINT32_MAX ? UINT32_MAX : (uint32_t)per_min;
-	}
-	conn->has_error_rates = true;
-	open_window(sink, now);
-	// A verdict when it changes, and again while the errors go on at
-	// another mode (after a step down).
-	bool moved = conn->has_current && !lg_mode_same_timing(&conn->current,
-		&sink->verdict_mode);
-	if (sink->verdict_sent && over == conn->link_errors && !(over && moved)) {
-		return;
-	}
-	sink->verdict_sent = true;
-	sink->verdict_mode = conn->current;
-	conn->link_errors = over;
-	lg_conn_log(conn, over ? LG_ERROR : LG_INFO, "symbol errors per minute "
-		"%u %u %u %u (lanes 0-3), threshold %u: %s", conn->error_rates[0],
-		conn->error_rates[1], conn->error_rates[2], conn->error_rates[3],
-		threshold, over ? "link degraded (link-errors)" : "within it");
-	recovery_feed(conn, LG_MACHINE_LINK_HEALTH);
-}
-
-/* Whether a field a client sees changed. */
-static bool sink_read(struct lg_connector *conn) {
+static bool sink_read(struct lg_connector *conn, struct lg_sink_errors *errors) {
 	struct lg_sink *sink = conn->sink;
 	struct lg_sink_status status;
 	bool read = conn->connected && conn->impl->get_sink_status(conn, &status);
@@ -166,8 +86,13 @@ static bool sink_read(struct lg_connector *conn) {
 			conn->link_params = status.link;
 		}
 	}
-	if (read) {
-		count_errors(conn, lg_now_ms());
+	*errors = (struct lg_sink_errors){0};
+	if (read && !status.uhbr) {
+		errors->valid = status.errors_valid;
+		errors->rate_mbps = status.link.rate_mbps;
+		for (int lane = 0; lane < 4; lane++) {
+			errors->count[lane] = status.errors[lane];
+		}
 	}
 	return changed;
 }
@@ -199,33 +124,16 @@ static uint32_t poll_interval(const struct lg_connector *conn, uint64_t now) {
 	return ms < INT32_MAX ? (uint32_t)ms : INT32_MAX;
 }
 
-/* Lanes unlocked at two reads sink_settle_ms apart: the machine hears of it. */
-static uint32_t watch_lock(struct lg_connector *conn, uint64_t now) {
-	struct lg_sink *sink = conn->sink;
-	const struct lg_options *options = conn->options;
-	if (!dark(conn)) {
-		sink->unlocked_since_ms = 0;
-		return poll_interval(conn, now);
-	}
-	if (sink->unlocked_since_ms == 0) {
-		sink->unlocked_since_ms = now;
-		return options->sink_settle_ms;
-	}
-	uint64_t unlocked = now - sink->unlocked_since_ms;
-	if (unlocked < options->sink_settle_ms) {
-		return options->sink_settle_ms - (uint32_t)unlocked;
-	}
-	const struct lg_sink_status *status = &conn->sink_status;
-	lg_conn_log(conn, LG_ERROR, "the sink has lost the link for %llu ms with "
-		"link-status GOOD: lanes locked 0x%x of %u, %saligned",
-		(unsigned long long)unlocked, status->lanes_locked, status->link.lanes,
-		status->aligned ? "" : "not ");
-	sink->unlocked_since_ms = 0;
-	struct lg_incidents *incidents = recovery_incidents(conn);
-	incidents->unlocked = true;
-	recovery_feed(conn, LG_MACHINE_SINK_UNLOCKED);
-	incidents->unlocked = false;
-	return poll_interval(conn, now);
+/*
+ * What the read found goes to the machine (its unlock debounce and error
+ * verdict); the wait before the next read: sooner while the machine waits
+ * for a second unlocked read.
+ */
+static uint32_t report(struct lg_connector *conn, const struct lg_sink_errors *errors,
+		uint64_t now) {
+	recovery_sink_read(conn, dark(conn), conn->has_sink_status ? errors : NULL);
+	uint32_t wait = recovery_unlock_wait(conn, now);
+	return wait > 0 ? wait : poll_interval(conn, now);
 }
 
 static void arm(struct lg_connector *conn, uint32_t ms) {
@@ -238,15 +146,13 @@ static void arm(struct lg_connector *conn, uint32_t ms) {
 static void poll_sink(struct lg_connector *conn) {
 	struct lg_sink *sink = conn->sink;
 	// A verdict or an unlock may lead to a modeset: it arms the timer at
-	// its settle time, and what was read concerns the link before it.
+	// its settle time.
 	uint32_t modesets = sink->modesets;
-	if (sink_read(conn)) {
+	struct lg_sink_errors errors;
+	if (sink_read(conn, &errors)) {
 		connector_changed(conn);
 	}
-	uint32_t next = 0;
-	if (sink->modesets == modesets) {
-		next = watch_lock(conn, lg_now_ms());
-	}
+	uint32_t next = report(conn, &errors, lg_now_ms());
 	if (sink->modesets == modesets && output_enabled(conn)) {
 		arm(conn, next);
 	}
@@ -283,9 +189,6 @@ void sink_hotplug(struct lg_connector *conn) {
 void sink_modeset(struct lg_connector *conn) {
 	struct lg_sink *sink = conn->sink;
 	sink->modesets++;
-	sink->discard_errors = true;
-	sink->window_start_ms = 0;
-	sink->unlocked_since_ms = 0;
 	sink_hotplug(conn);
 }
 
@@ -299,9 +202,6 @@ void sink_settled(struct lg_connector *conn) {
 void sink_stop(struct lg_connector *conn) {
 	struct lg_sink *sink = conn->sink;
 	arm(conn, 0);
-	sink->unlocked_since_ms = 0;
-	sink->window_start_ms = 0;
-	sink->verdict_sent = false;
 	sink->failed_reads = 0;
 	conn->has_sink_status = false;
 	conn->has_error_rates = false;

@@ -26,6 +26,8 @@
 #define MACHINE_BUDGET_WINDOW_MS 10000
 /* Modes that failed in this process, each with the link it failed at (ring). */
 #define MACHINE_MAX_FAILED 16
+/* The sink's symbol errors are judged over a minute at most. */
+#define MACHINE_ERRORS_WINDOW_MS 60000
 
 struct lg_machine_config {
 	enum lg_policy policy;
@@ -36,6 +38,8 @@ struct lg_machine_config {
 	uint32_t max_tests; // candidates tested per plan
 	uint32_t backoff_min_ms, backoff_max_ms; // failed and flapping retries
 	bool link_errors_step_down; // symbol errors above the threshold: step down
+	uint32_t link_errors_per_min; // the threshold per lane; 0: the link's BER
+	uint32_t sink_settle_ms; // lanes unlocked at reads this far apart: dark
 };
 
 void lg_machine_config_defaults(struct lg_machine_config *config);
@@ -45,7 +49,7 @@ enum lg_machine_event_type {
 	LG_MACHINE_TESTED, // result of LG_ACTION_TEST: ok
 	LG_MACHINE_PROBED, // result of LG_ACTION_PROBE: ok, modes_changed
 	LG_MACHINE_COMMITTED, // result of LG_ACTION_COMMIT: ok
-	LG_MACHINE_TIMER, // the timer armed last fired
+	LG_MACHINE_TIMER, // the timer fired: what is due at facts.now_ms runs
 	LG_MACHINE_PLUG, // a sink was connected
 	LG_MACHINE_UNPLUG, // the sink left
 	LG_MACHINE_SINK_SWAP, // another monitor on the connector
@@ -57,20 +61,21 @@ enum lg_machine_event_type {
 	LG_MACHINE_OUTPUT_GONE, // the output was destroyed
 	LG_MACHINE_OUTPUT_DISABLED, // the compositor disabled the output
 	LG_MACHINE_MODE_SET, // the compositor committed a mode; REQUESTED if its own
-	/*
-	 * The sink reports lanes unlocked or not aligned for longer than the
-	 * settle time, the output enabled and link-status GOOD: a dark link
-	 * the driver did not report.
-	 */
-	LG_MACHINE_SINK_UNLOCKED,
-	/* The sink's symbol error verdict, facts.link_errors, was reached. */
-	LG_MACHINE_LINK_HEALTH,
+	/* The sink's DPCD was read: facts.sink_unlocked and sink_errors. */
+	LG_MACHINE_SINK_READ,
 };
 
 struct lg_machine_event {
 	enum lg_machine_event_type type;
 	bool ok; // TESTED, PROBED, COMMITTED
 	bool modes_changed; // PROBED: the list differs from the one before
+};
+
+/* What a read of the sink's DPCD counted (SINK_READ). */
+struct lg_sink_errors {
+	uint32_t count[4]; // symbol errors per lane since the read before
+	uint32_t valid; // a bit per lane whose count is valid (128b/132b: none)
+	uint32_t rate_mbps; // of the link the sink trained
 };
 
 /* What the connector is, as the backend and the output report it. */
@@ -87,7 +92,12 @@ struct lg_machine_facts {
 	const struct lg_mode *previous, *recommended;
 	const struct lg_mode_list *modes; // the kernel's list at the last probe
 	const struct lg_mode_list *known_bad; // modes this monitor did not hold
-	bool link_errors; // the sink counts symbol errors above the threshold
+	/*
+	 * SINK_READ: the sink reports lanes unlocked or not aligned, the
+	 * output enabled and link-status GOOD (a 128b/132b link: never).
+	 */
+	bool sink_unlocked;
+	const struct lg_sink_errors *sink_errors; // SINK_READ; NULL: the read failed
 	/*
 	 * The link the kernel would train mode at now (i915: the lowest rate,
 	 * then the fewest lanes, that carry it); false when it would not or
@@ -132,6 +142,10 @@ enum lg_action_type {
 	LG_ACTION_KNOWN_BAD_ADD, // the monitor did not hold mode at link (zero: not known)
 	LG_ACTION_KNOWN_BAD_HELD, // the link held mode
 	LG_ACTION_RETRY_RESULT, // enum lg_retry_result in retry
+	LG_ACTION_SINK_DARK, // the sink lost the link, reported unlocked for ms
+	// a minute's symbol errors per lane (rates); with verdict, whether they
+	// are above threshold (over)
+	LG_ACTION_ERROR_RATES,
 };
 
 /* At most one action that awaits an answer (PROBE, TEST, COMMIT), last. */
@@ -146,6 +160,8 @@ struct lg_action {
 	enum lg_fallback_reason reason;
 	enum lg_failure failure;
 	enum lg_retry_result retry;
+	uint32_t rates[4], threshold; // ERROR_RATES
+	bool verdict, over;
 	const char *why; // for the log: a static string
 };
 
@@ -210,7 +226,16 @@ struct lg_machine {
 	size_t order_len, order_cap, order_next;
 	uint32_t tests;
 
+	// The plan's timer, due at timer_ms, and the hold (known-bad
+	// modes): the one timer the driver arms is for the earlier, armed_ms
+	// (0: none). now_ms: the step's time.
 	enum machine_timer timer;
+	uint64_t timer_ms, armed_ms, now_ms;
+	// The mode that runs at rest since hold_ms - settle_ms: at hold_ms
+	// it is remembered as held (0: it was)
+	bool holding;
+	struct lg_mode hold_mode;
+	uint64_t hold_ms;
 
 	// P2: when linkguard's last modesets were (ring), and the backoff
 	uint64_t modeset_ms[MACHINE_BUDGET_MODESETS];
@@ -250,6 +275,17 @@ struct lg_machine {
 	uint32_t sink_ceiling_khz;
 	struct lg_mode unlock_mode;
 	uint64_t unlock_ms, unlock_seen_ms;
+	// The first read since the last modeset that found the sink unlocked
+	bool sink_unlocked;
+	uint64_t sink_unlocked_ms;
+	// The sink's symbol errors per lane since window_ms (window_open);
+	// the first read after a modeset counts its training: discarded
+	bool errors_discard, window_open;
+	uint64_t window_ms;
+	uint32_t window_errors[4];
+	// The last verdict: errors above the threshold, at verdict_mode
+	bool verdict_sent, link_errors;
+	struct lg_mode verdict_mode;
 };
 
 void lg_machine_init(struct lg_machine *m, const struct lg_machine_config *config);

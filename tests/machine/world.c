@@ -32,7 +32,8 @@ static void world_facts(void *data, struct lg_machine_facts *facts) {
 		.recommended = w->has_recommend ? &w->recommend : NULL,
 		.modes = &w->modes,
 		.known_bad = &w->known_bad,
-		.link_errors = w->link_errors,
+		.sink_unlocked = w->sink_unlocked,
+		.sink_errors = w->feeding == LG_MACHINE_SINK_READ ? &w->read_errors : NULL,
 		.link_for = world_link_for,
 		.link_data = w,
 	};
@@ -81,6 +82,14 @@ static void mark_fault(struct world *w) {
 	w->fault_in_feed = true;
 }
 
+/* A modeset, or the output gone: the sink is read afresh once it settled. */
+static void forget_sink_reads(struct world *w) {
+	w->dark_read_at = WORLD_NEVER;
+	w->sink_read_at = WORLD_NEVER;
+	w->errors_discard = true; // the next read counts the training
+	w->window_at = WORLD_NEVER;
+}
+
 /* P2: linkguard's modesets in any window of the budget; P7 after the last fault. */
 static void record_modeset(struct world *w) {
 	if (++w->modesets_after_fault > WORLD_MODESETS_AFTER_FAULT) {
@@ -112,12 +121,23 @@ static bool holds(const struct world *w, const struct lg_mode *mode) {
 		(lock_max == 0 || params.rate_mbps <= lock_max);
 }
 
-/* Whether mode runs without symbol errors at the link i915 trains it at. */
+/*
+ * Symbol errors per lane and minute above what DisplayPort allows a lane
+ * at rate_mbps: a bit error rate of 10^-9, 0.06 x the rate.
+ */
+static bool over_threshold(uint64_t per_min, uint32_t rate_mbps) {
+	return per_min * 100 > (uint64_t)rate_mbps * 6;
+}
+
+/*
+ * Whether mode runs without symbol errors above the threshold at the link
+ * i915 trains it at.
+ */
 static bool clean(const struct world *w, const struct lg_mode *mode) {
 	struct lg_link_params params;
-	return w->link.errors_per_min == 0 ||
-		!sim_link_choose(&w->link, mode, &params) ||
-		params.rate_mbps < w->link.errors_min_mbps;
+	return !sim_link_choose(&w->link, mode, &params) ||
+		params.rate_mbps < w->link.errors_min_mbps ||
+		!over_threshold(w->link.errors_per_min, params.rate_mbps);
 }
 
 /* What P4 lets the machine avoid until a replug or retry: clock and above. */
@@ -229,6 +249,9 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	if (w->fail_next_commit || !w->connected) {
 		w->fail_next_commit = false;
 		note_failed(w, mode, oracle_link(w, mode));
+		if (w->has_current && lg_mode_equal(mode, &w->current)) {
+			w->hold_at = WORLD_NEVER; // it holds from its last failure
+		}
 		mark_fault(w); // the monitor did not take it: counts from here
 		return traced(w, "commit", mode, false);
 	}
@@ -246,6 +269,7 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	w->has_current = true;
 	w->enabled = true;
 	w->committed_in_run = true;
+	forget_sink_reads(w);
 	w->stored = *mode; // through request_state, as the preload commits
 	w->has_stored = true;
 	train(w, mode);
@@ -335,8 +359,23 @@ static void world_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_ARM_TIMER:
 		w->timer_at = action->ms == 0 ? WORLD_NEVER : w->now + action->ms;
 		return;
+	case LG_ACTION_ERROR_RATES:
+		w->got_rates = true;
+		w->got_verdict = action->verdict;
+		w->got_over = action->over;
+		if (w->feeding != LG_MACHINE_SINK_READ) {
+			violate(w, "sink error verdict", "a verdict without a read");
+		}
+		return;
+	case LG_ACTION_SINK_DARK:
+		w->dark_reported = true;
+		if (w->feeding != LG_MACHINE_SINK_READ) {
+			violate(w, "sink unlock debounce", "a dark link reported without a read");
+		}
+		return;
 	case LG_ACTION_DISABLE:
 		record_modeset(w);
+		forget_sink_reads(w);
 		if (w->modes.len > 0) {
 			violate(w, "P1 never dark", "disabled while the kernel lists modes");
 		}
@@ -397,31 +436,34 @@ static bool sink_dark(const struct world *w) {
 
 static bool errors_now(const struct world *w) {
 	return w->connected && w->enabled && sink_readable(w) &&
-		sim_link_error_rate(&w->link) > 0;
+		over_threshold(sim_link_error_rate(&w->link), w->link.params.rate_mbps);
 }
 
-/* What the sink monitor will report, from the link as it is now. */
-static void watch_sink(struct world *w) {
-	if (!sink_dark(w)) {
-		w->sink_at = WORLD_NEVER;
-	} else if (w->sink_at == WORLD_NEVER) {
-		w->sink_at = w->now + WORLD_SINK_DETECT_MS;
-	}
-	// A verdict a minute after the errors changed, and again when they
-	// go on at another mode.
+/* A verdict on the errors is due: they changed, or go on at another mode. */
+static bool verdict_due(const struct world *w) {
 	bool errors = errors_now(w);
-	bool due = errors != w->link_errors || (errors && w->has_current &&
-		!lg_mode_equal(&w->current, &w->verdict_mode));
-	if (!due) {
-		w->health_at = WORLD_NEVER;
-	} else if (w->health_at == WORLD_NEVER) {
-		w->health_at = w->now + WORLD_ERRORS_WINDOW_MS;
+	return errors != w->link_errors || (errors && w->has_current &&
+		!lg_mode_same_timing(&w->current, &w->verdict_mode));
+}
+
+/*
+ * What the sink monitor will do, from the link as it is now: read a dark
+ * link once it settled, a link read unlocked once more, and a link whose
+ * error verdict is due.
+ */
+static void watch_sink(struct world *w) {
+	bool wanted = sink_dark(w) || w->dark_read_at != WORLD_NEVER || verdict_due(w);
+	if (!wanted) {
+		w->sink_read_at = WORLD_NEVER;
+	} else if (w->sink_read_at == WORLD_NEVER) {
+		w->sink_read_at = w->now + w->config.settle_ms;
 	}
 }
 
 /*
- * As src/known_bad.c: a mode that failed runs, GOOD, good or degraded:
- * once it has held for the settle time it is no longer skipped.
+ * The known-bad hold, from the world's evidence: a mode that failed runs,
+ * link-status GOOD, good or degraded: once it has held for the settle time
+ * since it came to rest there or last failed, it is no longer skipped.
  */
 static void watch_hold(struct world *w) {
 	enum lg_link_state state = w->driver.machine.state;
@@ -441,11 +483,11 @@ static void watch_hold(struct world *w) {
 }
 
 static void held(struct world *w) {
-	ssize_t i = lg_mode_list_find(&w->known_bad, &w->holding);
-	if (i >= 0) {
-		w->known_bad.modes[i] = w->known_bad.modes[--w->known_bad.len];
-	}
 	forget_failed(w, &w->holding, oracle_link(w, &w->holding));
+	if (lg_mode_list_find(&w->known_bad, &w->holding) >= 0) {
+		violate(w, "known-bad hold", "a mode that held for the settle time "
+			"is still known bad");
+	}
 }
 
 static void feed(struct world *w, enum lg_machine_event_type type) {
@@ -454,7 +496,11 @@ static void feed(struct world *w, enum lg_machine_event_type type) {
 			lg_machine_event_name(type));
 	}
 	w->committed_in_run = false;
-	if (type != LG_MACHINE_TIMER) {
+	// A read of the sink is a fault once it shows a dark link or brings
+	// a verdict.
+	bool fault = type == LG_MACHINE_SINK_READ ? w->expect_dark || w->expect_verdict :
+		type != LG_MACHINE_TIMER;
+	if (fault) {
 		mark_fault(w);
 	}
 	w->feeding = type;
@@ -469,8 +515,9 @@ void world_init(struct world *w, const char *sink) {
 		.timer_at = WORLD_NEVER,
 		.hotplug_at = WORLD_NEVER,
 		.kernel_retry_at = WORLD_NEVER,
-		.sink_at = WORLD_NEVER,
-		.health_at = WORLD_NEVER,
+		.sink_read_at = WORLD_NEVER,
+		.dark_read_at = WORLD_NEVER,
+		.window_at = WORLD_NEVER,
 		.hold_at = WORLD_NEVER,
 		.link = { .name = "DP-1" },
 	};
@@ -576,6 +623,9 @@ void world_unplug(struct world *w) {
 		return;
 	}
 	sim_link_unplug(&w->link);
+	forget_sink_reads(w);
+	w->verdict_sent = false; // nothing known of the next sink's errors
+	w->link_errors = false;
 	w->connected = false;
 	w->glitches = 0; // a replug is a new link: its flaps count afresh
 	w->unheld_khz = 0;
@@ -623,6 +673,7 @@ static void enable(struct world *w, const struct lg_mode *mode) {
 	w->enabled = true;
 	w->stored = *mode;
 	w->has_stored = true;
+	forget_sink_reads(w);
 	train(w, mode);
 	feed(w, LG_MACHINE_MODE_SET);
 	w->has_previous = false;
@@ -731,13 +782,129 @@ void world_disable(struct world *w) {
 	w->enabled = false;
 	w->has_current = false;
 	sim_link_off(&w->link);
+	forget_sink_reads(w);
 	feed(w, LG_MACHINE_OUTPUT_DISABLED);
+}
+
+/*
+ * The sink is read: lanes unlocked at two reads the sink settle time apart,
+ * with no modeset between, are a dark link the machine must report at the
+ * second, and never before.
+ */
+/*
+ * What the counters hold at a read: errors_per_min x the time since the
+ * read before, on each trained lane of an 8b/10b link (whole errors since
+ * the clock's start, so that a minute of reads counts a minute's).
+ */
+static void count_errors(struct world *w) {
+	struct lg_sink_errors *errors = &w->read_errors;
+	*errors = (struct lg_sink_errors){ .rate_mbps = w->link.params.rate_mbps };
+	if (w->link.trained && sink_readable(w)) {
+		uint64_t per_min = sim_link_error_rate(&w->link);
+		uint64_t count = per_min * w->now / WORLD_ERRORS_WINDOW_MS -
+			per_min * w->last_read_at / WORLD_ERRORS_WINDOW_MS;
+		for (uint32_t lane = 0; lane < w->link.params.lanes && lane < 4; lane++) {
+			errors->valid |= 1u << lane;
+			errors->count[lane] = count < UINT32_MAX ? (uint32_t)count : UINT32_MAX;
+		}
+	}
+	w->last_read_at = w->now;
+}
+
+/*
+ * The error verdict due at this read, from its counts: rates when a
+ * minute's window is full or a lane passed 0.06 x the rate in it (a bit
+ * error rate of 10^-9), a verdict with them when it changes or the errors
+ * go on at another mode.
+ */
+static void judge_errors(struct world *w) {
+	const struct lg_sink_errors *errors = &w->read_errors;
+	w->expect_rates = false;
+	w->expect_verdict = false;
+	if (w->errors_discard || errors->valid == 0) {
+		w->errors_discard = false;
+		w->window_at = w->now;
+		memset(w->window_errors, 0, sizeof(w->window_errors));
+		return;
+	}
+	if (w->window_at == WORLD_NEVER) {
+		w->window_at = w->now;
+		memset(w->window_errors, 0, sizeof(w->window_errors));
+	}
+	bool over = false;
+	for (uint32_t lane = 0; lane < 4; lane++) {
+		w->window_errors[lane] += errors->count[lane];
+		over = over || over_threshold(w->window_errors[lane], errors->rate_mbps);
+	}
+	if (!over && w->now - w->window_at < WORLD_ERRORS_WINDOW_MS) {
+		return;
+	}
+	w->expect_rates = true;
+	w->window_at = w->now;
+	memset(w->window_errors, 0, sizeof(w->window_errors));
+	bool moved = w->has_current && !lg_mode_same_timing(&w->current, &w->verdict_mode);
+	if (w->verdict_sent && over == w->link_errors && !(over && moved)) {
+		return;
+	}
+	w->expect_verdict = true;
+	w->verdict_sent = true;
+	w->link_errors = over;
+	w->verdict_mode = w->has_current ? w->current : (struct lg_mode){0};
+	if (over && w->config.link_errors_step_down && w->has_current) {
+		note_unheld(w, w->current.clock_khz);
+	}
+}
+
+static void read_sink(struct world *w) {
+	// As src/sink.c: no read of a disabled output; none of a BAD link,
+	// read again at the next poll.
+	if (!w->connected || !w->has_output || !w->enabled || w->session_away) {
+		return;
+	}
+	if (w->link.status != LG_LINK_STATUS_GOOD) {
+		w->sink_read_at = w->now + WORLD_SINK_POLL_MS;
+		return;
+	}
+	count_errors(w);
+	judge_errors(w);
+	bool dark = sink_dark(w);
+	w->expect_dark = false;
+	if (!dark) {
+		w->dark_read_at = WORLD_NEVER;
+	} else if (w->dark_read_at == WORLD_NEVER) {
+		w->dark_read_at = w->now;
+	} else if (w->now - w->dark_read_at >= w->config.sink_settle_ms) {
+		w->expect_dark = true;
+		w->dark_read_at = WORLD_NEVER; // a report starts over
+	}
+	if (dark) {
+		w->sink_read_at = w->now + w->config.sink_settle_ms;
+	} else if (verdict_due(w)) {
+		w->sink_read_at = w->now + WORLD_SINK_POLL_MS;
+	}
+	w->sink_unlocked = dark;
+	w->dark_reported = false;
+	w->got_rates = false;
+	w->got_verdict = false;
+	feed(w, LG_MACHINE_SINK_READ);
+	w->sink_unlocked = false;
+	if (w->dark_reported != w->expect_dark) {
+		violate(w, "sink unlock debounce", w->expect_dark ?
+			"unlocked at two reads the sink settle time apart, not reported" :
+			"a dark link reported before two unlocked reads");
+	}
+	if (w->got_rates != w->expect_rates || w->got_verdict != w->expect_verdict ||
+			(w->expect_verdict && w->got_over != w->link_errors)) {
+		violate(w, "sink error verdict", "the rates or the verdict differ from "
+			"the counts the reads found");
+	}
+	w->expect_dark = false;
+	w->expect_verdict = false;
 }
 
 static uint64_t next_due(const struct world *w) {
 	const uint64_t at[] = {
-		w->timer_at, w->hotplug_at, w->kernel_retry_at, w->sink_at, w->health_at,
-		w->hold_at,
+		w->timer_at, w->hotplug_at, w->kernel_retry_at, w->sink_read_at, w->hold_at,
 	};
 	uint64_t due = WORLD_NEVER;
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
@@ -778,21 +945,10 @@ static void run_due(struct world *w) {
 		held(w);
 		return;
 	}
-	if (w->sink_at <= w->now) {
-		w->sink_at = WORLD_NEVER;
-		if (sink_dark(w)) {
-			feed(w, LG_MACHINE_SINK_UNLOCKED);
-		}
+	if (w->sink_read_at <= w->now) {
+		w->sink_read_at = WORLD_NEVER;
+		read_sink(w);
 		return;
-	}
-	if (w->health_at <= w->now) {
-		w->health_at = WORLD_NEVER;
-		w->link_errors = errors_now(w);
-		w->verdict_mode = w->current;
-		if (w->link_errors && w->config.link_errors_step_down && w->has_current) {
-			note_unheld(w, w->current.clock_khz);
-		}
-		feed(w, LG_MACHINE_LINK_HEALTH);
 	}
 }
 

@@ -18,11 +18,10 @@
 #define WORLD_NEVER UINT64_MAX
 #define WORLD_MAX_COMMITS 64
 /*
- * The sink monitor of src/sink.c, as the machine hears of it: a dark link
- * is reported this long after it went dark (a read after the settle time,
- * and one more after the sink settle time), an error verdict once a minute.
+ * The sink monitor of src/sink.c: its reads every sink_poll_ms by default
+ * while a verdict on symbol errors is due, judged over a minute at most.
  */
-#define WORLD_SINK_DETECT_MS 2500
+#define WORLD_SINK_POLL_MS 5000
 #define WORLD_ERRORS_WINDOW_MS 60000
 /*
  * P7: at most this many of linkguard's modesets after the last fault (the
@@ -68,14 +67,33 @@ struct world {
 	uint64_t timer_at; // the machine's timer
 	uint64_t hotplug_at; // the kernel's uevent after link-status BAD
 	uint64_t kernel_retry_at; // i915's retry at the same parameters
-	uint64_t sink_at; // the sink monitor's report of a dark link
-	uint64_t health_at; // the sink monitor's error verdict
-	// src/known_bad.c: a known-bad mode that runs and holds this long is
-	// no longer skipped
+	// The sink's next read (src/sink.c), while its link is dark, it was
+	// last read unlocked or an error verdict is due: the settle time after
+	// a change, then the sink settle time apart (unlocked), or the poll
+	uint64_t sink_read_at;
+	bool sink_unlocked; // the read being fed found the link dark
+	// The unlock debounce, from the reads: the first since the last
+	// modeset that found the sink unlocked; the read being fed is the
+	// second, the sink settle time after it: the machine must report it
+	uint64_t dark_read_at;
+	bool expect_dark, dark_reported;
+	// a known-bad mode that runs and holds until then is no longer
+	// skipped: the machine must have said so
 	uint64_t hold_at;
 	struct lg_mode holding;
-	bool link_errors; // the last verdict: symbol errors above the threshold
-	struct lg_mode verdict_mode; // the mode the last verdict was reached at
+	// The error verdict, from the counts the reads find (errors_per_min
+	// x the time since the read before): a minute's window from window_at
+	// (WORLD_NEVER: none open), the first read after a modeset discarded.
+	// The rates are due when the window is full or a lane passed the
+	// threshold (0.06 x the rate, the BER of 10^-9); a verdict with them
+	// when it changes or the errors go on at another mode
+	uint64_t last_read_at, window_at;
+	uint32_t window_errors[4];
+	bool errors_discard;
+	bool verdict_sent, link_errors; // the last verdict due
+	struct lg_mode verdict_mode; // the mode it was due at
+	struct lg_sink_errors read_errors; // what the read being fed counted
+	bool expect_rates, expect_verdict, got_rates, got_verdict, got_over;
 
 	// evidence for the checks
 	// P4: what failed where; a mode is known bad only at the link it failed at

@@ -675,7 +675,7 @@ static void fail_uhd60_at_two_starts(const struct lg_options *options,
 	}
 }
 
-/* The store's hold timer ran: 4K60 held, no longer known bad. */
+/* The known-bad hold ran: 4K60 held, no longer known bad. */
 static bool uhd60_forgotten(void *data) {
 	char buf[32];
 	return strcmp(stored_uhd60(data, buf, sizeof(buf)), "none") == 0;

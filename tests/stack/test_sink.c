@@ -6,6 +6,8 @@
  */
 #include <wlr/types/wlr_output.h>
 #include <linkguard/connector.h>
+#include <core/history.h>
+#include <core/recovery.h>
 #include "harness.h"
 #include "test.h"
 
@@ -59,6 +61,11 @@ static void test_dark_link_retrained_in_place(void) {
 		check_int_eq(hc->conn->link_status, LG_LINK_STATUS_GOOD);
 		check(sink_locked(hc->conn));
 		check_int_eq(hc->conn->link_params.rate_mbps, 5400);
+		// One incident, the sink's: the machine judged its reads.
+		const struct lg_history *history = connector_history(hc->conn);
+		check_int_eq(lg_history_len(history), 1);
+		check(lg_history_len(history) == 1 &&
+			lg_history_at(history, 0)->reason == LG_INCIDENT_SINK_UNLOCKED);
 	}
 	// The compositor's, then the retrain: the mode that runs, committed
 	// again with link-status GOOD, is no modeset to the kernel, so its

@@ -260,6 +260,164 @@ static void test_requested_mode_rule(void) {
 	check(!mode_set_requests(&uhd60, &qhd60, NULL, &qhd60));
 }
 
+/* A machine of the default configuration fed one event after another. */
+struct stepper {
+	struct lg_machine_config config;
+	struct lg_machine machine;
+	struct lg_mode_list modes, known_bad;
+	struct lg_machine_facts facts;
+	struct lg_actions out;
+};
+
+static void stepper_init(struct stepper *s, const struct lg_mode *current) {
+	lg_machine_config_defaults(&s->config);
+	lg_machine_init(&s->machine, &s->config);
+	lg_mode_list_init(&s->modes);
+	lg_mode_list_init(&s->known_bad);
+	lg_mode_list_append(&s->modes, &uhd60);
+	lg_mode_list_append(&s->modes, &qhd60);
+	s->facts = (struct lg_machine_facts){
+		.connected = true,
+		.has_output = true,
+		.enabled = true,
+		.requested = current,
+		.current = current,
+		.modes = &s->modes,
+		.known_bad = &s->known_bad,
+	};
+}
+
+static void stepper_finish(struct stepper *s) {
+	lg_machine_finish(&s->machine);
+	lg_mode_list_finish(&s->modes);
+	lg_mode_list_finish(&s->known_bad);
+}
+
+/* Feeds type at now_ms: the last action of that type, or NULL. */
+static const struct lg_action *step(struct stepper *s, enum lg_machine_event_type type,
+		uint64_t now_ms, enum lg_action_type wanted) {
+	s->facts.now_ms = now_ms;
+	lg_machine_step(&s->machine, &(struct lg_machine_event){ .type = type },
+		&s->facts, &s->out);
+	const struct lg_action *found = NULL;
+	for (size_t i = 0; i < s->out.len; i++) {
+		if (s->out.list[i].type == wanted) {
+			found = &s->out.list[i];
+		}
+	}
+	return found;
+}
+
+/*
+ * The known-bad hold as single steps: the mode the compositor set is
+ * remembered as held once it ran settle_ms at rest, not before, and not
+ * when a BAD came meanwhile.
+ */
+static void test_known_bad_hold(void) {
+	struct stepper s;
+	stepper_init(&s, &qhd60);
+	const struct lg_action *armed = step(&s, LG_MACHINE_MODE_SET, 1000,
+		LG_ACTION_ARM_TIMER);
+	check(armed != NULL && armed->ms == s.config.settle_ms);
+	check(step(&s, LG_MACHINE_TIMER, 1000 + s.config.settle_ms - 1,
+		LG_ACTION_KNOWN_BAD_HELD) == NULL);
+	const struct lg_action *held = step(&s, LG_MACHINE_TIMER,
+		1000 + s.config.settle_ms, LG_ACTION_KNOWN_BAD_HELD);
+	check(held != NULL && lg_mode_equal(&held->mode, &qhd60));
+	// Once: the timer is not armed for it again.
+	check(step(&s, LG_MACHINE_TIMER, 5000, LG_ACTION_KNOWN_BAD_HELD) == NULL);
+	stepper_finish(&s);
+
+	stepper_init(&s, &qhd60);
+	step(&s, LG_MACHINE_MODE_SET, 1000, LG_ACTION_ARM_TIMER);
+	s.config.recover = false; // the BAD is only reported
+	step(&s, LG_MACHINE_LINK_BAD, 1200, LG_ACTION_STATE);
+	check(s.machine.state == LG_LINK_BAD);
+	check(step(&s, LG_MACHINE_TIMER, 1000 + s.config.settle_ms,
+		LG_ACTION_KNOWN_BAD_HELD) == NULL);
+	stepper_finish(&s);
+}
+
+/* A read of the sink at now_ms: whether the machine judged the link dark. */
+static bool read_dark(struct stepper *s, bool unlocked, uint64_t now_ms) {
+	s->facts.sink_unlocked = unlocked;
+	const struct lg_action *dark = step(s, LG_MACHINE_SINK_READ, now_ms,
+		LG_ACTION_SINK_DARK);
+	s->facts.sink_unlocked = false;
+	check(dark == NULL || dark->ms >= s->config.sink_settle_ms);
+	return dark != NULL;
+}
+
+/*
+ * The sink's unlock debounce as single steps: lanes unlocked at two reads
+ * the sink settle time apart are a dark link, which the machine answers;
+ * a read that finds them locked, or a modeset, starts over.
+ */
+static void test_sink_unlock_debounce(void) {
+	struct stepper s;
+	stepper_init(&s, &uhd60);
+	uint32_t settle = s.config.sink_settle_ms;
+	check(!read_dark(&s, true, 1000));
+	check(!read_dark(&s, true, 1000 + settle - 1));
+	check(read_dark(&s, true, 1000 + settle));
+	check(s.machine.state == LG_LINK_BAD);
+	check(s.out.list[s.out.len - 1].type == LG_ACTION_TEST);
+	stepper_finish(&s);
+
+	stepper_init(&s, &uhd60);
+	check(!read_dark(&s, true, 1000));
+	check(!read_dark(&s, false, 2000));
+	check(!read_dark(&s, true, 3000));
+	check(!read_dark(&s, true, 3000 + settle - 1));
+	step(&s, LG_MACHINE_MODE_SET, 3000 + settle, LG_ACTION_STATE);
+	check(!read_dark(&s, true, 4000 + settle));
+	check(read_dark(&s, true, 4000 + 2 * settle));
+	stepper_finish(&s);
+}
+
+/* A read that counted errors on each of four HBR2 lanes: the rates it brings. */
+static const struct lg_action *read_errors(struct stepper *s, uint32_t errors,
+		uint64_t now_ms) {
+	struct lg_sink_errors counted = { .valid = 0xf, .rate_mbps = 5400 };
+	for (int lane = 0; lane < 4; lane++) {
+		counted.count[lane] = errors;
+	}
+	s->facts.sink_errors = &counted;
+	const struct lg_action *rates = step(s, LG_MACHINE_SINK_READ, now_ms,
+		LG_ACTION_ERROR_RATES);
+	s->facts.sink_errors = NULL;
+	return rates;
+}
+
+/*
+ * The sink's error verdict as single steps: the first read after a modeset
+ * counts the training and is discarded; a lane past 324 a minute (HBR2's
+ * BER of 10^-9) brings the verdict at once, scaled to a minute; quiet, the
+ * verdict comes when the minute's window is full; a verdict only when it
+ * changes.
+ */
+static void test_sink_error_verdict(void) {
+	struct stepper s;
+	stepper_init(&s, &uhd60);
+	step(&s, LG_MACHINE_MODE_SET, 1000, LG_ACTION_STATE);
+	check(read_errors(&s, 100000, 1500) == NULL);
+	const struct lg_action *rates = read_errors(&s, 100, 6500);
+	check(rates == NULL);
+	rates = read_errors(&s, 300, 11500);
+	check(rates != NULL && rates->verdict && rates->over && rates->threshold == 324);
+	check(rates != NULL && rates->rates[0] == 400 * 60000 / 10000);
+	check(s.machine.state == LG_LINK_DEGRADED);
+	// Over again: rates, no new verdict at the same mode.
+	rates = read_errors(&s, 1000, 16500);
+	check(rates != NULL && !rates->verdict);
+	// Clean for a minute: within it, good again.
+	check(read_errors(&s, 0, 46500) == NULL);
+	rates = read_errors(&s, 0, 76500);
+	check(rates != NULL && rates->verdict && !rates->over && rates->rates[0] == 0);
+	check(s.machine.state == LG_LINK_GOOD);
+	stepper_finish(&s);
+}
+
 /* Replays one sequence named on the command line, traced: for a failure. */
 static int replay(int argc, char *argv[]) {
 	struct world w;
@@ -300,6 +458,9 @@ int main(int argc, char *argv[]) {
 		return replay(argc, argv);
 	}
 	run_test(test_requested_mode_rule);
+	run_test(test_known_bad_hold);
+	run_test(test_sink_unlock_debounce);
+	run_test(test_sink_error_verdict);
 	run_test(test_every_sequence_up_to_depth);
 	return test_result();
 }
