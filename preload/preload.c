@@ -11,7 +11,9 @@
  * failure, the compositor runs as without the preload.
  *
  * Fallbacks reach the compositor as MODE-only request_state events
- * (lg_commit_request_state), so that its own configuration follows.
+ * (lg_commit_request_state), so that its own configuration follows; a
+ * replugged output gets linkguard's recommendation the same way, before
+ * the compositor's first commit (handle_new_output).
  *
  * The configuration file and the LINKGUARD_* variables of linkguard(5)
  * apply as in any compositor (LINKGUARD_RECOVER=0 watches and reports
@@ -30,6 +32,8 @@
 #include <string.h>
 #include <wayland-server-core.h>
 #include <wlr/backend.h>
+#include <wlr/interfaces/wlr_output.h>
+#include <wlr/types/wlr_output.h>
 #include <linkguard/drm.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
@@ -44,6 +48,8 @@ static struct {
 	bool attached;
 	struct lg_manager *manager;
 	struct lg_sim *sim;
+	struct wl_listener new_output;
+	struct wl_listener backend_destroy;
 } preload;
 
 /* The next definition of symbol after ours, or NULL with one log line. */
@@ -88,6 +94,36 @@ static bool privileged(const struct wl_client *client, void *data) {
 	return true;
 }
 
+/*
+ * A new output of a connector linkguard fell back on: the compositor may
+ * have stored that fallback as the output's configuration (sway stores
+ * every request_state) and would light it, and linkguard's step up to the
+ * requested mode would follow as a second modeset. Heard after the
+ * compositor's own new_output handler (added later), the recommendation
+ * still comes before its first commit where that waits for the event
+ * loop: sway applies new outputs from a 10 ms timer and a request_state
+ * at once (sway/desktop/output.c), so the replug is one modeset.
+ */
+static void handle_new_output(struct wl_listener *listener, void *data) {
+	struct wlr_output *output = data;
+	struct lg_connector *conn =
+		lg_manager_connector_from_output(preload.manager, output);
+	if (conn == NULL || !conn->has_last_fallback) {
+		return;
+	}
+	struct wlr_output_state state;
+	wlr_output_state_init(&state);
+	if (lg_manager_recommend_state(preload.manager, output, &state)) {
+		wlr_output_send_request_state(output, &state);
+	}
+	wlr_output_state_finish(&state);
+}
+
+static void handle_backend_destroy(struct wl_listener *listener, void *data) {
+	wl_list_remove(&preload.new_output.link);
+	wl_list_remove(&preload.backend_destroy.link);
+}
+
 static void attach(void) {
 	preload.attached = true;
 	if (preload.display == NULL) {
@@ -115,6 +151,10 @@ static void attach(void) {
 		.may_reload = privileged,
 	};
 	lg_link_protocol_create(preload.manager, &filter);
+	preload.new_output.notify = handle_new_output;
+	wl_signal_add(&preload.backend->events.new_output, &preload.new_output);
+	preload.backend_destroy.notify = handle_backend_destroy;
+	wl_signal_add(&preload.backend->events.destroy, &preload.backend_destroy);
 	lg_log(LG_INFO, "preload: attached to the compositor");
 }
 

@@ -113,24 +113,50 @@ outputs_change() {
 	fi
 }
 
-# record SCENARIO: a row of the table, from the kernel and the figures.
+# record SCENARIO: a row of the table, from the kernel and the figures,
+# with when the uevent was read and the frame's cost, from the trace.
 record() {
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$variant" "$(kernel 4)" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$variant" "$(kernel 4)" \
 		"$(outputs_change "$before" "$after")" "$(kernel 2)" \
-		"$(figure modesets)" "$(ms modeset_us)" "$(ms flip_us)" >>"$results"
+		"$(figure modesets)" "$(ms modeset_us)" "$(ms flip_us)" "$(frame_ms)" \
+		"$(uevent_ms)" >>"$results"
 	breakdown "$1"
 }
 
-# breakdown SCENARIO: where the time to picture went, in ms after the
-# injected failure: the steps linkguard traced (the example's -t, its
-# CLOCK_MONOTONIC time), then the kernel's (lg_link_fault, same clock).
-breakdown() {
+# traced: the steps linkguard traced since the injected failure (the
+# example's -t, its CLOCK_MONOTONIC time: lg_link_fault's clock), one a
+# line, "MS STEP" with MS after the failure; nothing without a failure.
+traced() {
 	at=$(cat /sys/module/lg_link_fault/parameters/failed_at) ||
 		fail "cannot read lg_link_fault's failure time"
 	[ "$at" != - ] || return 0
-	steps=$(sed -n "s/.*\[linkguard\] $name: trace \([0-9.]*\) s: \(.*\)/\1 \2/p" "$log" |
-		awk -v at="$at" '$1 >= at { t = ($1 - at) * 1000; $1 = ""
-			printf "%s +%.1f, ", substr($0, 2), t }')
+	sed -n "s/.*\[linkguard\] $name: trace \([0-9.]*\) s: \(.*\)/\1 \2/p" "$log" |
+		awk -v at="$at" '$1 >= at { printf "%.1f %s\n", ($1 - at) * 1000,
+			substr($0, length($1) + 2) }'
+}
+
+# frame_ms: what the test of the mode lit cost, in ms ("-" untraced): the
+# last passing test, where wlroots allocates and draws the first frame of
+# the mode's size, which the commit after it reuses.
+frame_ms() {
+	traced | awk '$2 == "test" && $3 != "passed" && $3 != "failed" { start = $1 }
+		$2 == "test" && $3 == "passed" { frame = $1 - start }
+		END { if (frame == "") print "-"; else printf "%.1f\n", frame }'
+}
+
+# uevent_ms: when the compositor read the failure's uevent, in ms ("-"
+# untraced): the way there (udevd, libudev, wlroots) is the same for stock
+# and linkguard, and under TCG it took from 36 to 810 ms.
+uevent_ms() {
+	traced | awk '$2 == "hotplug" { print $1; found = 1; exit }
+		END { if (!found) print "-" }'
+}
+
+# breakdown SCENARIO: where the time to picture went, in ms after the
+# injected failure: the steps linkguard traced, then the kernel's
+# (lg_link_fault, same clock).
+breakdown() {
+	steps=$(traced | awk '{ printf "%s +%s, ", substr($0, length($1) + 2), $1 }')
 	echo "breakdown: $variant, $1 (ms after the failure): ${steps:-no step of linkguard, }kernel: last modeset +$(ms modeset_us), first flip +$(ms flip_us)"
 }
 

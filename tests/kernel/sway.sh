@@ -108,8 +108,9 @@ run_variant() {
 run_variant stock "sway $version, stock" 0
 # Linkguard's fallbacks reach sway as request_state, which sway's
 # handle_request_state (sway/desktop/output.c) stores as the output's
-# config: the replugged output starts at the last fallback, and linkguard
-# asks for the requested mode again (fail_replugged checks it comes back).
+# config: the preload answers the replugged output with linkguard's
+# recommendation before sway's first commit (fail_replugged checks the
+# requested mode comes back).
 if [ "$(wlroots_of "$(command -v sway)")" != "$(wlroots_of "$preload")" ]; then
 	echo "skip (preload): sway + preload: sway uses $(wlroots_of "$(command -v sway)"), the preload $(wlroots_of "$preload")"
 else

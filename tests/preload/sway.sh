@@ -156,3 +156,25 @@ expect_linkctl_fallback "$linkctl_out"
 grep -q 'did not apply the requested mode' "$log" &&
 	fail "sway did not apply linkguard's request_state"
 ok "sway applied the fallback from request_state"
+
+# LG_SWAY_REPLUG (4k60-rbr-healed-replugged.scn): sway stored the fallback
+# as the output's configuration (handle_request_state); linkguard's
+# recommendation reaches sway before its first commit of the replugged
+# output: one modeset, at the requested mode, and no step up after it.
+[ -n "${LG_SWAY_REPLUG:-}" ] || exit 0
+wait_for_log 'sim: DP-1: plug' 20 2
+tries=50
+until outputs | grep -q ' 3840x2160@60000 true$' || [ $tries = 0 ]; do
+	sleep 0.1
+	tries=$((tries - 1))
+done
+sleep 2 # a step up would come 500 ms after sway's modeset
+replugged=$(outputs)
+echo "$replugged" | grep -q ' 3840x2160@60000 true$' ||
+	fail "after the replug sway runs $replugged, not 3840x2160@60000"
+# The sim's link trains at each modeset, from the replug on.
+trained=$(sed -n '/sim: DP-1: plug/h; //!H; ${x;p}' "$log" | grep -c 'sim: DP-1: link trained')
+[ "$trained" = 1 ] || fail "$trained modesets after the replug, want 1: $(grep 'sim: DP-1' "$log")"
+grep -q 'DP-1: recommending 3840x2160@60.000' "$log" ||
+	fail "linkguard recommended no mode for the replugged output"
+ok "replugged: sway lit 3840x2160@60 from linkguard's recommendation, 1 modeset"
