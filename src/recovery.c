@@ -16,6 +16,20 @@
 #include <core/names.h>
 #include <core/recovery.h>
 
+/*
+ * A compositor's handler of a signal emitted during a step (a state report,
+ * a fallback) may commit a mode of its own; its MODE_SET runs after the
+ * step, never inside it. More than a few such commits in one step is a
+ * compositor fighting the recovery.
+ */
+#define QUEUED_MAX 4
+
+struct lg_queued_event {
+	enum lg_machine_event_type type;
+	bool has_previous;
+	struct lg_mode previous;
+};
+
 struct lg_recovery {
 	struct lg_driver driver;
 	struct lg_machine_config config;
@@ -34,6 +48,9 @@ struct lg_recovery {
 	// SINK_READ
 	bool sink_unlocked;
 	const struct lg_sink_errors *sink_errors;
+	// Fed while a step ran, to run after it (queue()).
+	struct lg_queued_event queued[QUEUED_MAX];
+	size_t n_queued;
 };
 
 bool recovery_build_state(struct lg_connector *conn,
@@ -430,9 +447,50 @@ static void stepped(struct lg_connector *conn, bool present) {
 	}
 }
 
-void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type) {
+static bool feed(struct lg_connector *conn, enum lg_machine_event_type type) {
 	lg_conn_log(conn, LG_DEBUG, "recovery: %s", lg_machine_event_name(type));
-	stepped(conn, lg_driver_feed(&conn->recovery->driver, type));
+	return lg_driver_feed(&conn->recovery->driver, type);
+}
+
+/* Whether the event waits for the step that runs (it is queued). */
+static bool queue(struct lg_connector *conn, enum lg_machine_event_type type,
+		const struct lg_mode *previous) {
+	struct lg_recovery *recovery = conn->recovery;
+	if (!recovery->driver.stepping) {
+		return false;
+	}
+	if (recovery->n_queued == QUEUED_MAX) {
+		lg_conn_log(conn, LG_ERROR, "recovery: %s during a step, more than "
+			"%d: dropped", lg_machine_event_name(type), QUEUED_MAX);
+		return true;
+	}
+	struct lg_queued_event *queued = &recovery->queued[recovery->n_queued++];
+	*queued = (struct lg_queued_event){
+		.type = type,
+		.has_previous = previous != NULL,
+		.previous = previous != NULL ? *previous : (struct lg_mode){0},
+	};
+	return true;
+}
+
+/* The event, then what the handlers of its step fed meanwhile. */
+static void feed_and_drain(struct lg_connector *conn, enum lg_machine_event_type type) {
+	struct lg_recovery *recovery = conn->recovery;
+	bool present = feed(conn, type);
+	for (size_t i = 0; present && i < recovery->n_queued; i++) {
+		struct lg_queued_event queued = recovery->queued[i];
+		recovery->previous = queued.has_previous ? &queued.previous : NULL;
+		present = feed(conn, queued.type);
+		recovery->previous = NULL;
+	}
+	recovery->n_queued = 0;
+	stepped(conn, present);
+}
+
+void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type) {
+	if (!queue(conn, type, NULL)) {
+		feed_and_drain(conn, type);
+	}
 }
 
 void recovery_committed(struct lg_connector *conn, bool ok) {
@@ -440,8 +498,11 @@ void recovery_committed(struct lg_connector *conn, bool ok) {
 }
 
 void recovery_mode_set(struct lg_connector *conn, const struct lg_mode *previous) {
+	if (queue(conn, LG_MACHINE_MODE_SET, previous)) {
+		return;
+	}
 	conn->recovery->previous = previous;
-	recovery_feed(conn, LG_MACHINE_MODE_SET);
+	feed_and_drain(conn, LG_MACHINE_MODE_SET);
 	conn->recovery->previous = NULL;
 }
 
@@ -460,6 +521,11 @@ struct lg_driver *recovery_driver(struct lg_connector *conn) {
 void recovery_sink_read(struct lg_connector *conn, bool unlocked,
 		const struct lg_sink_errors *errors) {
 	struct lg_recovery *recovery = conn->recovery;
+	if (recovery->driver.stepping) {
+		// Its facts live only for this call: the next read repeats it.
+		lg_conn_log(conn, LG_DEBUG, "recovery: a sink read during a step, dropped");
+		return;
+	}
 	recovery->sink_unlocked = unlocked;
 	recovery->sink_errors = errors;
 	recovery_feed(conn, LG_MACHINE_SINK_READ);
@@ -495,6 +561,12 @@ bool recovery_recommend(struct lg_connector *conn, struct lg_mode *mode) {
 
 enum lg_retry_result lg_connector_retry(struct lg_connector *conn) {
 	struct lg_recovery *recovery = conn->recovery;
+	if (recovery->driver.stepping) {
+		// Asked from a handler of linkguard's own signals: its answer
+		// would have to come from inside the step that emitted them.
+		lg_conn_log(conn, LG_INFO, "retry: busy, asked during a recovery step");
+		return LG_RETRY_UNAVAILABLE;
+	}
 	recovery->retry = LG_RETRY_UNAVAILABLE;
 	recovery->incidents.retrying = true;
 	recovery_feed(conn, LG_MACHINE_RETRY);

@@ -781,6 +781,75 @@ static void test_known_bad_after_restart_tried_at_another_link(void) {
 	remove_state(dir);
 }
 
+/*
+ * A compositor that answers linkguard's state report by asking for a retry
+ * and by setting a mode of its own does both from inside the recovery step
+ * that emitted it: the retry is busy, the mode set runs after the step, and
+ * neither re-enters the machine.
+ */
+struct reentrant_compositor {
+	struct harness *h;
+	struct lg_connector *conn;
+	struct wl_listener state_change;
+	int answers;
+	enum lg_retry_result retry;
+	bool committed;
+};
+
+static void handle_reentrant_state_change(struct wl_listener *listener, void *data) {
+	struct reentrant_compositor *rc = wl_container_of(listener, rc, state_change);
+	if (rc->conn->state != DEGRADED || rc->answers++ > 0) {
+		return;
+	}
+	rc->retry = lg_connector_retry(rc->conn);
+	struct wlr_output_state state;
+	wlr_output_state_init(&state);
+	wlr_output_state_set_custom_mode(&state, 1920, 1080, 60000);
+	rc->committed = wlr_output_commit_state(rc->conn->output, &state);
+	wlr_output_state_finish(&state);
+}
+
+/* Listens to DP-1 as soon as it is plugged. */
+static void reentrant_tick(void *data) {
+	struct reentrant_compositor *rc = data;
+	struct harness_connector *hc = harness_connector(rc->h, "DP-1");
+	if (rc->conn != NULL || hc == NULL || hc->conn == NULL) {
+		return;
+	}
+	rc->conn = hc->conn;
+	rc->state_change.notify = handle_reentrant_state_change;
+	wl_signal_add(&rc->conn->events.state_change, &rc->state_change);
+}
+
+static bool answered_and_idle(void *data) {
+	struct reentrant_compositor *rc = data;
+	return rc->answers > 0 && recovery_idle(rc->conn);
+}
+
+static void test_compositor_answering_from_a_step(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	struct reentrant_compositor rc = { .h = &h, .retry = LG_RETRY_COMMITTED };
+	h.tick = reentrant_tick;
+	h.tick_data = &rc;
+	check(harness_run(&h,
+		"0 plug DP-1 4k60\n"
+		"500ms cable DP-1 hbr\n", 0));
+	if (rc.conn == NULL) {
+		check(false);
+		harness_finish(&h);
+		return;
+	}
+	check(harness_dispatch_until(&h, answered_and_idle, &rc, REST_MS));
+	check_int_eq(rc.retry, LG_RETRY_UNAVAILABLE);
+	check(rc.committed);
+	// The compositor's 1080p60 reached the machine after the step.
+	check(harness_mode_is(&rc.conn->current, 1920, 1080, 60));
+	check_int_eq(h.outputs_destroyed, 0);
+	wl_list_remove(&rc.state_change.link);
+	harness_finish(&h);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained_when_it_still_fits);
 	run_test(test_single_failure_falls_back_to_same_size);
@@ -804,5 +873,6 @@ int main(void) {
 	run_test(test_known_bad_mode_held_at_next_start_is_forgotten);
 	run_test(test_known_bad_mode_avoided_after_restart);
 	run_test(test_known_bad_after_restart_tried_at_another_link);
+	run_test(test_compositor_answering_from_a_step);
 	return test_result();
 }
