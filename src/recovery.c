@@ -293,7 +293,7 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_FLAPPING:
 		incident_report(&recovery->incidents, action);
 		lg_conn_log(conn, LG_INFO, "link flapping (%u BADs at a mode that fits "
-			"within %u ms): %s, modesets at least %u ms apart",
+			"within %u ms): %s, further steps at least %u ms apart",
 			recovery->config.flap_count, recovery->config.flap_window_ms,
 			action->why, action->ms);
 		return;

@@ -16,6 +16,7 @@
 #include <linkguard/log.h>
 #include "test.h"
 #include "replay.h"
+#include "scenario/client.h"
 
 static void setup(struct replay_bed *f, const struct lg_options *options) {
 	if (!replay_bed_init(f, options, false)) {
@@ -439,6 +440,44 @@ static void test_retry_over_budget_probes_nothing(void) {
 	replay_bed_finish(&f);
 }
 
+/*
+ * A glitch burst: BAD again and again on a link that still carries 4K60,
+ * faster than the flapping backoff. Every BAD is answered before wlroots'
+ * handler reads link-status, those the backoff paces too, so a client
+ * never sees the wl_output go; once quiet, 4K60 runs.
+ */
+static void test_glitch_burst_keeps_the_output(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 50;
+	options.flap_window_ms = 1000;
+	options.backoff_min_ms = 400;
+	struct replay_bed f;
+	setup(&f, &options);
+	struct harness_client client;
+	check(harness_client_connect(&client, f.h.display));
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	harness_client_sync(&client);
+	check_int_eq(client.outputs_added, 1);
+	watch("link flapping", LG_INFO);
+	for (int i = 0; i < 9; i++) {
+		rc->link_status = LG_LINK_STATUS_BAD;
+		replay_uevent(&f.replay, 42);
+		check_int_eq(rc->link_status, LG_LINK_STATUS_GOOD);
+		harness_dispatch_for(&f.h, 100);
+	}
+	check(log_hits >= 2); // stepped down, then paced at the best mode
+	await(&f, 42, at_rest, LG_LINK_GOOD);
+	harness_client_sync(&client);
+	check_int_eq(client.outputs_removed, 0);
+	check_int_eq(rc->recreates, 0);
+	check(committed(&f.h, f.h.modesets - 1, rc->output, &modes[0]));
+	watch(NULL, LG_SILENT);
+	harness_client_finish(&client);
+	replay_bed_finish(&f);
+}
+
 struct reads_awaited {
 	const struct replay_connector *rc;
 	int reads;
@@ -712,6 +751,7 @@ int main(void) {
 	run_test(test_recreate_gets_recommendation);
 	run_test(test_fallback_through_request_state);
 	run_test(test_retry_over_budget_probes_nothing);
+	run_test(test_glitch_burst_keeps_the_output);
 	run_test(test_dpcd_gives_the_trained_link);
 	run_test(test_dpcd_not_readable_said_once);
 	run_test(test_dpcd_missing_device);
