@@ -868,6 +868,11 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 	if (!event->ok) {
 		// Failed after its test passed: the monitor does not take it.
 		add_known_bad(m, out, &mode, link_config(facts, &mode), "commit failed");
+		// Nothing retrained: the sink's next report of its lost lock is
+		// the same loss, not one at a mode retrained for it.
+		if (m->unlock_retrained && lg_mode_same_timing(&mode, &m->unlock_mode)) {
+			m->unlock_retrained = false;
+		}
 		if (m->plan == MACHINE_PLAN_RETRY) {
 			retry_result(m, out, LG_RETRY_REJECTED);
 			return;
