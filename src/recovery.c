@@ -20,6 +20,7 @@ struct lg_recovery {
 	struct lg_driver driver;
 	struct lg_machine_config config;
 	struct wl_event_source *timer;
+	uint64_t timer_due_ms; // when the machine's timer is due; 0: disarmed
 	struct lg_incidents incidents;
 	// Reads what the sink trained: sink.c's, which calls down into this file.
 	void (*settled)(struct lg_connector *conn);
@@ -187,9 +188,18 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 
 static int handle_timer(void *data) {
 	struct lg_connector *conn = data;
+	// libwayland runs every timer it found due in one dispatch, also one
+	// that an earlier callback of the same dispatch re-armed or disarmed
+	// (a BAD answered with a new commit): only the timer armed last
+	// counts, once it is due.
+	struct lg_recovery *recovery = conn->recovery;
+	if (recovery->timer_due_ms == 0 || lg_now_ms() < recovery->timer_due_ms) {
+		return 0;
+	}
+	recovery->timer_due_ms = 0;
 	// A commit held: what the sink trained goes with it (incident, link).
-	if (conn->recovery->driver.machine.timer == MACHINE_TIMER_SETTLE) {
-		conn->recovery->settled(conn);
+	if (recovery->driver.machine.timer == MACHINE_TIMER_SETTLE) {
+		recovery->settled(conn);
 	}
 	recovery_feed(conn, LG_MACHINE_TIMER);
 	return 0;
@@ -209,6 +219,7 @@ static void arm_timer(struct lg_connector *conn, uint32_t ms) {
 			return;
 		}
 	}
+	recovery->timer_due_ms = ms == 0 ? 0 : lg_now_ms() + ms;
 	wl_event_source_timer_update(recovery->timer, (int)ms);
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 #include <wlr/backend.h>
 #include <wlr/types/wlr_output.h>
 #include <core/recovery.h>
@@ -286,6 +287,35 @@ static void test_cascade(void) {
 	check_in_place(&f, rc);
 	check_int_eq(f.h.n_fallbacks, 1);
 	check_int_eq(conn_of(&f, 42)->state, LG_LINK_DEGRADED);
+	replay_bed_finish(&f);
+}
+
+/*
+ * The compositor is busy for longer than the settle time right after the
+ * cascade's first commit: the kernel's next BAD and linkguard's settle
+ * timer are both due when the loop runs again. libwayland runs every timer
+ * it found due in that dispatch, also one an earlier callback re-armed: the
+ * settle of the fallback committed for the BAD must wait its own time.
+ */
+static void test_cascade_after_a_stall(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	rc->cascade_khz = 300000;
+	replay_lower_link(rc, 540000);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 2);
+	nanosleep(&(struct timespec){ .tv_nsec = 2 * options.settle_ms * 1000000L }, NULL);
+	wl_event_loop_dispatch(f.h.loop, 0);
+	check_int_eq(f.h.modesets, 3);
+	check(committed(&f.h, 2, rc->output, &modes[1]));
+	check_int_eq(conn_of(&f, 42)->state, LG_LINK_RETRAINING);
+	await(&f, 42, at_rest, LG_LINK_DEGRADED);
+	check_int_eq(f.h.modesets, 3);
 	replay_bed_finish(&f);
 }
 
@@ -747,6 +777,7 @@ int main(void) {
 	run_test(test_probe_returns_no_mode);
 	run_test(test_missing_property);
 	run_test(test_cascade);
+	run_test(test_cascade_after_a_stall);
 	run_test(test_session_inactive);
 	run_test(test_recreate_gets_recommendation);
 	run_test(test_fallback_through_request_state);
