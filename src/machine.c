@@ -888,6 +888,11 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 	}
 	m->bad_pending = false;
 	m->running_link = link_config(facts, &mode);
+	// Another mode runs: a loss at the one retrained for the sink before
+	// is no loss again at a mode retrained for it.
+	if (m->unlock_retrained && !lg_mode_same_timing(&mode, &m->unlock_mode)) {
+		m->unlock_retrained = false;
+	}
 	if (m->plan == MACHINE_PLAN_STEP_UP) {
 		m->stepped_up = true;
 	}
