@@ -865,14 +865,16 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	const struct lg_mode mode = m->plan_mode;
+	// The retrain for the sink's lost lock counts while its mode runs,
+	// retrained: a failed commit of it retrained nothing (the sink reports
+	// the same loss again), and after another mode a loss is a first one.
+	if (m->unlock_retrained &&
+			event->ok != lg_mode_same_timing(&mode, &m->unlock_mode)) {
+		m->unlock_retrained = false;
+	}
 	if (!event->ok) {
 		// Failed after its test passed: the monitor does not take it.
 		add_known_bad(m, out, &mode, link_config(facts, &mode), "commit failed");
-		// Nothing retrained: the sink's next report of its lost lock is
-		// the same loss, not one at a mode retrained for it.
-		if (m->unlock_retrained && lg_mode_same_timing(&mode, &m->unlock_mode)) {
-			m->unlock_retrained = false;
-		}
 		if (m->plan == MACHINE_PLAN_RETRY) {
 			retry_result(m, out, LG_RETRY_REJECTED);
 			return;
@@ -888,11 +890,6 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 	}
 	m->bad_pending = false;
 	m->running_link = link_config(facts, &mode);
-	// Another mode runs: a loss at the one retrained for the sink before
-	// is no loss again at a mode retrained for it.
-	if (m->unlock_retrained && !lg_mode_same_timing(&mode, &m->unlock_mode)) {
-		m->unlock_retrained = false;
-	}
 	if (m->plan == MACHINE_PLAN_STEP_UP) {
 		m->stepped_up = true;
 	}
