@@ -152,22 +152,34 @@ static uint64_t budget_wait(const struct lg_machine *m, uint64_t now) {
 	return free_at > now ? free_at - now : 0;
 }
 
-/* The budget, and while flapping the backoff between modesets. */
-static uint64_t gate_wait(const struct lg_machine *m, uint64_t now) {
-	uint64_t wait = budget_wait(m, now);
-	if (m->state == LG_LINK_FLAPPING && m->modesets > 0) {
-		// P4: the backoff paces a link that keeps failing; quiet for a
-		// flap window, it has stopped.
-		uint64_t open_at = m->last_modeset_ms + m->backoff_ms;
-		uint64_t quiet_at = m->last_fault_ms + m->config->flap_window_ms;
-		if (quiet_at < open_at) {
-			open_at = quiet_at;
-		}
-		if (open_at > now && open_at - now > wait) {
-			wait = open_at - now;
-		}
+/* P4: while flapping, the backoff paces a link that keeps failing. */
+static uint64_t backoff_wait(const struct lg_machine *m, uint64_t now) {
+	if (m->state != LG_LINK_FLAPPING || m->modesets == 0) {
+		return 0;
 	}
-	return wait;
+	// Quiet for a flap window, the link has stopped failing.
+	uint64_t open_at = m->last_modeset_ms + m->backoff_ms;
+	uint64_t quiet_at = m->last_fault_ms + m->config->flap_window_ms;
+	if (quiet_at < open_at) {
+		open_at = quiet_at;
+	}
+	return open_at > now ? open_at - now : 0;
+}
+
+/*
+ * The budget, and the backoff, which never holds back the answer to a BAD:
+ * a BAD link shows no picture, and wlroots' hotplug handler, which runs
+ * after linkguard's, destroys the output of a link it reads BAD (two
+ * modesets, and clients lose the wl_output).
+ */
+static uint64_t gate_wait(const struct lg_machine *m, enum machine_plan plan,
+		uint64_t now) {
+	uint64_t wait = budget_wait(m, now);
+	if (plan == MACHINE_PLAN_BAD || plan == MACHINE_PLAN_STEP_DOWN) {
+		return wait;
+	}
+	uint64_t backoff = backoff_wait(m, now);
+	return backoff > wait ? backoff : wait;
 }
 
 static void record_modeset(struct lg_machine *m, uint64_t now) {
@@ -555,7 +567,7 @@ static void probe(struct lg_machine *m, struct lg_actions *out) {
  * The link keeps failing at a mode it can carry: step down to a mode that
  * the kernel trains at a lower link (begin_step_down()), and space modesets
  * by a backoff, which doubles each time the link flaps again after a step
- * back up, and at each flap while only retrains are paced.
+ * back up, and at each flap back at the best mode.
  */
 static void enter_flapping(struct lg_machine *m, struct lg_actions *out) {
 	// What begin_step_down() decides next.
@@ -568,14 +580,15 @@ static void enter_flapping(struct lg_machine *m, struct lg_actions *out) {
 	struct lg_action *action = emit(out, LG_ACTION_FLAPPING);
 	action->ms = m->backoff_ms;
 	action->why = paced ? "as often below the link it stepped down from: "
-		"back to the best mode, retrains paced" : "stepping down to a lower link";
+		"back to the best mode, no further step down" :
+		"stepping down to a lower link";
 }
 
 /*
  * P3: one step down per flapping episode, below the link of the mode that
  * ran (a glitch is no training failure: the kernel lowered nothing). When
  * the link flaps as much below it, bandwidth is not the cause: the best
- * mode again, and only its retrains paced, until a quiet period.
+ * mode again, no further step down, until a quiet period.
  */
 static void begin_step_down(struct lg_machine *m, const struct lg_machine_facts *facts) {
 	if (m->stepped_down || m->pacing) {
@@ -625,7 +638,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		return;
 	}
 	if (plan != MACHINE_PLAN_RECOMMEND && plan != MACHINE_PLAN_RETRY) {
-		uint64_t wait = gate_wait(m, facts->now_ms);
+		uint64_t wait = gate_wait(m, plan, facts->now_ms);
 		if (wait > 0) {
 			gate(m, facts, out, plan, wait);
 			return;
@@ -726,10 +739,11 @@ static void handle_link_bad(struct lg_machine *m, const struct lg_machine_facts 
 	if (m->session_away) {
 		return; // answered when the session is back
 	}
-	// Held back by the budget or the backoff, the link failed again at
+	// Within the budget's wait or the backoff, the link failed again at
 	// the mode it was left at: that counts as a flap too (P3), when it
-	// comes; its plan, when the gate opens, does not count it again.
-	bool gated = m->timer == MACHINE_TIMER_GATE || gate_wait(m, facts->now_ms) > 0;
+	// comes; its plan does not count it again.
+	bool gated = m->timer == MACHINE_TIMER_GATE ||
+		budget_wait(m, facts->now_ms) > 0 || backoff_wait(m, facts->now_ms) > 0;
 	if (gated && facts->current != NULL && flap_record(m)) {
 		enter_flapping(m, out);
 		begin_plan(m, MACHINE_PLAN_STEP_DOWN, facts, out);
@@ -900,6 +914,13 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	const struct lg_mode mode = m->plan_mode;
+	// The retrain for the sink's lost lock counts while its mode runs,
+	// retrained: a failed commit of it retrained nothing (the sink reports
+	// the same loss again), and after another mode a loss is a first one.
+	if (m->unlock_retrained &&
+			event->ok != lg_mode_same_timing(&mode, &m->unlock_mode)) {
+		m->unlock_retrained = false;
+	}
 	if (!event->ok) {
 		// Failed after its test passed: the monitor does not take it.
 		add_known_bad(m, out, &mode, link_config(facts, &mode), "commit failed");

@@ -34,6 +34,7 @@ struct lg_recovery {
 	struct lg_driver driver;
 	struct lg_machine_config config;
 	struct wl_event_source *timer;
+	uint64_t timer_due_ms; // when the machine's timer is due; 0: disarmed
 	struct lg_incidents incidents;
 	// Reads what the sink trained: sink.c's, which calls down into this file.
 	void (*settled)(struct lg_connector *conn);
@@ -211,10 +212,20 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 
 static int handle_timer(void *data) {
 	struct lg_connector *conn = data;
+	// libwayland runs every timer it found due in one dispatch, also one
+	// that an earlier callback of the same dispatch re-armed or disarmed
+	// (a BAD answered with a new commit): only the timer armed last
+	// counts, once it is due.
+	struct lg_recovery *recovery = conn->recovery;
+	if (recovery->timer_due_ms == 0 || lg_now_ms() < recovery->timer_due_ms) {
+		return 0;
+	}
+	recovery->timer_due_ms = 0;
 	// A commit held: what the sink trained goes with it (incident, link).
-	const struct lg_machine *m = &conn->recovery->driver.machine;
+	// The timer may be due for the hold (the machine's other due time).
+	const struct lg_machine *m = &recovery->driver.machine;
 	if (m->timer == MACHINE_TIMER_SETTLE && m->timer_ms <= lg_now_ms()) {
-		conn->recovery->settled(conn);
+		recovery->settled(conn);
 	}
 	recovery_feed(conn, LG_MACHINE_TIMER);
 	return 0;
@@ -234,6 +245,7 @@ static void arm_timer(struct lg_connector *conn, uint32_t ms) {
 			return;
 		}
 	}
+	recovery->timer_due_ms = ms == 0 ? 0 : lg_now_ms() + ms;
 	wl_event_source_timer_update(recovery->timer, (int)ms);
 }
 
@@ -344,7 +356,7 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_FLAPPING:
 		incident_report(&recovery->incidents, action);
 		lg_conn_log(conn, LG_INFO, "link flapping (%u BADs at a mode that fits "
-			"within %u ms): %s, modesets at least %u ms apart",
+			"within %u ms): %s, further steps at least %u ms apart",
 			recovery->config.flap_count, recovery->config.flap_window_ms,
 			action->why, action->ms);
 		return;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 #include <wlr/backend.h>
 #include <wlr/types/wlr_output.h>
 #include <core/recovery.h>
@@ -16,6 +17,7 @@
 #include <linkguard/log.h>
 #include "test.h"
 #include "replay.h"
+#include "stack/client.h"
 
 static void setup(struct replay_bed *f, const struct lg_options *options) {
 	if (!replay_bed_init(f, options, false)) {
@@ -337,6 +339,35 @@ static void test_cascade(void) {
 }
 
 /*
+ * The compositor is busy for longer than the settle time right after the
+ * cascade's first commit: the kernel's next BAD and linkguard's settle
+ * timer are both due when the loop runs again. libwayland runs every timer
+ * it found due in that dispatch, also one an earlier callback re-armed: the
+ * settle of the fallback committed for the BAD must wait its own time.
+ */
+static void test_cascade_after_a_stall(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	rc->cascade_khz = 300000;
+	replay_lower_link(rc, 540000);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.modesets, 2);
+	nanosleep(&(struct timespec){ .tv_nsec = 2 * options.settle_ms * 1000000L }, NULL);
+	wl_event_loop_dispatch(f.h.loop, 0);
+	check_int_eq(f.h.modesets, 3);
+	check(committed(&f.h, 2, rc->output, &modes[1]));
+	check_int_eq(conn_of(&f, 42)->state, LG_LINK_RETRAINING);
+	await(&f, 42, at_rest, LG_LINK_DEGRADED);
+	check_int_eq(f.h.modesets, 3);
+	replay_bed_finish(&f);
+}
+
+/*
  * The link fails while the session is away: neither linkguard nor wlroots
  * answers then. On return wlroots scans first and recreates the output;
  * linkguard classifies the destroy and recommends the fallback.
@@ -488,6 +519,44 @@ static void test_retry_over_budget_probes_nothing(void) {
 	check_int_eq(result, LG_RETRY_UNAVAILABLE);
 	check_int_eq(rc->forced_probes, probes);
 	check_int_eq(rc->mode_tests, tests);
+	replay_bed_finish(&f);
+}
+
+/*
+ * A glitch burst: BAD again and again on a link that still carries 4K60,
+ * faster than the flapping backoff. Every BAD is answered before wlroots'
+ * handler reads link-status, those the backoff paces too, so a client
+ * never sees the wl_output go; once quiet, 4K60 runs.
+ */
+static void test_glitch_burst_keeps_the_output(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 50;
+	options.flap_window_ms = 1000;
+	options.backoff_min_ms = 400;
+	struct replay_bed f;
+	setup(&f, &options);
+	struct harness_client client;
+	check(harness_client_connect(&client, f.h.display));
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	harness_client_sync(&client);
+	check_int_eq(client.outputs_added, 1);
+	watch("link flapping", LG_INFO);
+	for (int i = 0; i < 9; i++) {
+		rc->link_status = LG_LINK_STATUS_BAD;
+		replay_uevent(&f.replay, 42);
+		check_int_eq(rc->link_status, LG_LINK_STATUS_GOOD);
+		harness_dispatch_for(&f.h, 100);
+	}
+	check(log_hits >= 2); // stepped down, then paced at the best mode
+	await(&f, 42, at_rest, LG_LINK_GOOD);
+	harness_client_sync(&client);
+	check_int_eq(client.outputs_removed, 0);
+	check_int_eq(rc->recreates, 0);
+	check(committed(&f.h, f.h.modesets - 1, rc->output, &modes[0]));
+	watch(NULL, LG_SILENT);
+	harness_client_finish(&client);
 	replay_bed_finish(&f);
 }
 
@@ -812,10 +881,12 @@ int main(void) {
 	run_test(test_probe_returns_no_mode);
 	run_test(test_missing_property);
 	run_test(test_cascade);
+	run_test(test_cascade_after_a_stall);
 	run_test(test_session_inactive);
 	run_test(test_recreate_gets_recommendation);
 	run_test(test_fallback_through_request_state);
 	run_test(test_retry_over_budget_probes_nothing);
+	run_test(test_glitch_burst_keeps_the_output);
 	run_test(test_dpcd_gives_the_trained_link);
 	run_test(test_dpcd_not_readable_said_once);
 	run_test(test_dpcd_missing_device);

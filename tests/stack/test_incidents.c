@@ -212,7 +212,7 @@ static bool good_and_idle(void *data) {
  * (flapping: the third BAD steps down, the fourth is retrained there); a
  * client's retry during the quiet period that follows (3 s, the flap
  * window) brings 4K60 back: restored, for the retry. (Three more BADs at
- * the lower mode would take it back to 4K60, its retrains paced.)
+ * the lower mode would take it back to 4K60, no further step down.)
  */
 static void test_held_while_flapping_then_retry_restores(void) {
 	struct harness h;

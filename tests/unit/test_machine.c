@@ -16,7 +16,7 @@
 #include "test.h"
 
 /*
- * The longest sequences: 6 (25,646,166 sequences); the sanitizer legs, ten
+ * The longest sequences: 6 (49,659,540 sequences); the sanitizer legs, ten
  * times slower, ask for 5 with --depth 5.
  */
 #define MAX_DEPTH 6
@@ -27,12 +27,24 @@ static int max_depth = MAX_DEPTH;
 
 static const struct lg_link_params cable_hbr = { .lanes = 4, .rate_mbps = 2700 };
 static const struct lg_link_params cable_hbr2_x2 = { .lanes = 2, .rate_mbps = 5400 };
+static const struct lg_link_params cable_hbr3_x2 = { .lanes = 2, .rate_mbps = 8100 };
+/*
+ * A burst: enough glitches to flap at the mode that runs and again at the
+ * lower link it steps down to (twice flap_count), closer together than
+ * the backoff.
+ */
+#define BURST_GLITCHES 6
+#define BURST_GAP_MS 300
 
 /* The alphabet: what the kernel, the user and the compositor can do. */
 enum letter {
 	GLITCH, // link-status BAD without a lowered link
 	CABLE_HBR, // the cable holds HBR x4 at most: 4K60 no longer fits
 	CABLE_X2, // two lanes at HBR2: i915 halves the lanes, the list grows
+	// two lanes at HBR3 (a USB-C dock): i915 lowers HBR2 x4 -> HBR x4 ->
+	// RBR x4 -> HBR3 x2, where 4K60 fits again at 24 bpp
+	CABLE_HBR3_X2,
+	BURST, // BURST_GLITCHES glitches BURST_GAP_MS apart
 	HEAL, // any cable, a healthy sink (only a replug raises the kernel's link)
 	TICK, // the next timer or kernel event fires
 	QUIET, // nothing happens for 10 minutes
@@ -53,7 +65,8 @@ enum letter {
 };
 
 static const char *const letter_names[] = {
-	"glitch", "cable-hbr", "cable-hbr2x2", "heal", "tick", "quiet",
+	"glitch", "cable-hbr", "cable-hbr2x2", "cable-hbr3x2", "burst", "heal",
+	"tick", "quiet",
 	"replug", "replug-stored", "retry", "commit-fails", "vt-switch", "reject",
 	"user-mode", "late-request", "dark", "dark-once", "errors",
 };
@@ -76,6 +89,16 @@ static void apply(struct world *w, enum letter letter) {
 		break;
 	case CABLE_X2:
 		world_set_cable(w, &cable_hbr2_x2);
+		break;
+	case CABLE_HBR3_X2:
+		world_set_cable(w, &cable_hbr3_x2);
+		break;
+	case BURST:
+		for (int i = 0; i < BURST_GLITCHES - 1; i++) {
+			world_glitch(w);
+			world_advance(w, BURST_GAP_MS);
+		}
+		world_glitch(w);
 		break;
 	case HEAL:
 		world_heal(w);
