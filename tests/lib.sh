@@ -114,10 +114,12 @@ reap() {
 	wait "$1"
 }
 
-# wait_for_log ERE SECONDS [COUNT]: until the log has COUNT (1) matching lines.
+# wait_for_log ERE SECONDS [COUNT]: until the log has COUNT (1) matching
+# lines. A compositor started with >"$log" & opens its log in the child,
+# maybe after the first look: until then the log has none.
 wait_for_log() {
 	tries=$(($2 * 10))
-	while [ "$(grep -Ec -- "$1" "$log")" -lt "${3:-1}" ]; do
+	until [ -f "$log" ] && [ "$(grep -Ec -- "$1" "$log")" -ge "${3:-1}" ]; do
 		alive || fail "${LG_LOG_NAME:-compositor} exited while waiting for /$1/"
 		tries=$((tries - 1))
 		[ "$tries" -gt 0 ] || fail "not ${3:-1} x /$1/ in the log after $2 s"

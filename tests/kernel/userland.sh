@@ -6,7 +6,10 @@
 #
 #   userland.sh OUT_DIR TEST_KMS TEST_DPCD STATUS EXAMPLE LINKCTL PRELOAD
 #
-# The programs are paths relative to a build directory: that one's.
+# The programs are paths relative to a build directory: that one's. It
+# runs the layers whose result depends on the userland, the compositors'
+# (compositor sway wlroots); the others ran in this root's run (run.sh),
+# tests/README.md says why. LINKGUARD_KERNEL_LAYERS chooses others.
 #
 #   LINKGUARD_KERNEL_USERLAND        the other root as this root sees it
 #                                    (default: scripts/in-root's forky root,
@@ -42,5 +45,6 @@ skip() {
 for program; do
 	[ -e "$build/$program" ] || skip "$build/$program is not built"
 done
+export LINKGUARD_KERNEL_LAYERS="${LINKGUARD_KERNEL_LAYERS:-compositor sway wlroots}"
 exec "$here/run.sh" "$out" "$build/$1" "$build/$2" "$build/$3" "$build/$4" \
 	"$build/$5" "$build/$6" "$build" "$userland"

@@ -432,8 +432,9 @@ static void train_current(struct lg_sink *s)
 	spin_unlock(&s->lock);
 }
 
-static int add_sink(struct lg_sink *s, struct drm_connector *connector)
+static int add_sink(struct drm_connector *connector, int n)
 {
+	struct lg_sink *s = &sinks[n];
 	int ret;
 
 	spin_lock_init(&s->lock);
@@ -459,28 +460,14 @@ static int add_sink(struct lg_sink *s, struct drm_connector *connector)
 
 int lg_dpcd_init(struct drm_device *dev)
 {
-	struct drm_connector_list_iter iter;
-	struct drm_connector *connector;
-	int n = 0, ret = 0;
+	int ret;
 
 	if (!try_module_get(dev->driver->fops->owner))
 		return -ENODEV;
 	drm_dev_get(dev);
 	sinks_dev = dev;
 	drm_modeset_lock_all(dev);
-	drm_connector_list_iter_begin(dev, &iter);
-	drm_for_each_connector_iter(connector, &iter) {
-		if (connector->connector_type == DRM_MODE_CONNECTOR_WRITEBACK)
-			continue;
-		if (n == LG_MAX_SINKS) {
-			ret = -ENOSPC;
-			break;
-		}
-		ret = add_sink(&sinks[n++], connector);
-		if (ret)
-			break;
-	}
-	drm_connector_list_iter_end(&iter);
+	ret = lg_for_each_connector(dev, LG_MAX_SINKS, add_sink);
 	drm_modeset_unlock_all(dev);
 	if (ret)
 		lg_dpcd_exit();

@@ -174,8 +174,9 @@ static const struct drm_display_mode *preferred_mode(struct drm_connector *conne
  * Probed first, as user space would, for the mode vkms prefers; the
  * monitor is there from then on.
  */
-static int add_monitor(struct lg_monitor *m, struct drm_connector *connector, int n)
+static int add_monitor(struct drm_connector *connector, int n)
 {
+	struct lg_monitor *m = &monitors[n];
 	struct drm_device *dev = connector->dev;
 	const struct drm_display_mode *mode;
 	u8 block[EDID_LENGTH];
@@ -209,25 +210,10 @@ static int add_monitor(struct lg_monitor *m, struct drm_connector *connector, in
 
 int lg_edid_init(struct drm_device *dev)
 {
-	struct drm_connector_list_iter iter;
-	struct drm_connector *connector;
-	int n = 0, ret = 0;
+	int ret;
 
 	mutex_lock(&dev->mode_config.mutex);
-	drm_connector_list_iter_begin(dev, &iter);
-	drm_for_each_connector_iter(connector, &iter) {
-		if (connector->connector_type == DRM_MODE_CONNECTOR_WRITEBACK)
-			continue;
-		if (n == LG_MAX_MONITORS) {
-			ret = -ENOSPC;
-			break;
-		}
-		ret = add_monitor(&monitors[n], connector, n);
-		if (ret)
-			break;
-		n++;
-	}
-	drm_connector_list_iter_end(&iter);
+	ret = lg_for_each_connector(dev, LG_MAX_MONITORS, add_monitor);
 	mutex_unlock(&dev->mode_config.mutex);
 	if (ret)
 		lg_edid_exit();

@@ -246,6 +246,29 @@ static int apply(struct drm_device *dev, void *data)
 	return ret;
 }
 
+int lg_for_each_connector(struct drm_device *dev, int max,
+			  int (*add)(struct drm_connector *connector, int n))
+{
+	struct drm_connector_list_iter iter;
+	struct drm_connector *connector;
+	int n = 0, ret = 0;
+
+	drm_connector_list_iter_begin(dev, &iter);
+	drm_for_each_connector_iter(connector, &iter) {
+		if (connector->connector_type == DRM_MODE_CONNECTOR_WRITEBACK)
+			continue;
+		if (n == max) {
+			ret = -ENOSPC;
+			break;
+		}
+		ret = add(connector, n++);
+		if (ret)
+			break;
+	}
+	drm_connector_list_iter_end(&iter);
+	return ret;
+}
+
 /* Runs fn on the DRM device behind LG_CARD. */
 static int with_card(int (*fn)(struct drm_device *dev, void *data), void *data)
 {

@@ -16,6 +16,15 @@ struct drm_crtc;
 struct drm_crtc_state;
 struct drm_device;
 
+/*
+ * Calls add(connector, n) for each of dev's connectors, writeback ones
+ * aside, n counting from 0, with the caller's locks held: the sinks and
+ * the monitors number theirs alike. Stops at add's first error, or with
+ * -ENOSPC at the max-th connector (fault.c).
+ */
+int lg_for_each_connector(struct drm_device *dev, int max,
+			  int (*add)(struct drm_connector *connector, int n));
+
 /* Hooks every CRTC of dev's modesets (crtc.c); unwatch puts the vtables back. */
 int lg_crtc_watch(struct drm_device *dev);
 void lg_crtc_unwatch(void);
