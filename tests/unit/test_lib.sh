@@ -4,7 +4,7 @@
 # compositor with >"$log" & looks before the child has opened it.
 set -u
 LG_LOG_NAME=writer
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 # The writer creates the log half a second from now.
 (
