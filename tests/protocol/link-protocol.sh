@@ -717,6 +717,11 @@ sys.stdout.buffer.write(b"x" + name + b"x")  # $(cat) would drop a last newline
 	done
 	for i in 0 1 2 3 4 5 6; do
 		start_host steady.scn --description "$(cat "$dir/name.$i")"
+		# The child truncates the file only once it runs: the last run's
+		# good line must not pass for this one's, nor its SIGINT come
+		# before this one's handler (a background job ignores SIGINT until
+		# then).
+		rm -f "$dir/waybar.jsonl"
 		"$linkctl" watch --waybar >"$dir/waybar.jsonl" 2>"$dir/waybar.err" &
 		watch_pid=$!
 		waybar_lines "$dir/waybar.jsonl" good
