@@ -14,10 +14,8 @@
  * change, and every IDLE_POLLS x sink_poll_ms on a link that has been
  * quiet since. One read is three AUX transactions (six on kernels before
  * 6.17, which probe first): by default 36 (72) a minute after a change,
- * 6 (12) at rest. A read that fails doubles the wait before the next. A
- * backend whose reads may block (an AUX device that stopped answering
- * holds a read for the driver's timeouts) reads off the event loop and
- * answers at its deadline: backend/drm, in a thread, within a second.
+ * 6 (12) at rest. A read that fails (a sink that does not answer AUX costs
+ * the kernel's timeout) doubles the wait before the next.
  */
 #include <stdlib.h>
 #include <wlr/types/wlr_output.h>
@@ -44,8 +42,6 @@ struct lg_sink {
 	uint64_t changed_ms; // the last hotplug or modeset
 	bool settled; // read since then
 	uint32_t failed_reads; // in a row
-	bool reading; // a read started and has not been answered
-	uint32_t read_modesets; // modesets when it started
 };
 
 static bool same_params(const struct lg_link_params *a,
@@ -69,11 +65,10 @@ static bool same_status(const struct lg_sink_status *a,
  * Whether a field a client sees changed; *errors: the symbol errors counted
  * since the read before, none of a 128b/132b link (not decoded).
  */
-static bool sink_read(struct lg_connector *conn,
-		const struct lg_sink_status *read_status, struct lg_sink_errors *errors) {
+static bool sink_read(struct lg_connector *conn, struct lg_sink_errors *errors) {
 	struct lg_sink *sink = conn->sink;
-	bool read = conn->connected && read_status != NULL;
-	struct lg_sink_status status = read ? *read_status : (struct lg_sink_status){0};
+	struct lg_sink_status status;
+	bool read = conn->connected && conn->impl->get_sink_status(conn, &status);
 	sink->settled = true;
 	sink->failed_reads = read ? 0 : sink->failed_reads + 1;
 	bool changed = read != conn->has_sink_status ||
@@ -148,52 +143,19 @@ static void arm(struct lg_connector *conn, uint32_t ms) {
 	}
 }
 
-/*
- * A backend that reads off the event loop answers later, through
- * lg_connector_sink_read_done(); the others at once.
- */
 static void poll_sink(struct lg_connector *conn) {
 	struct lg_sink *sink = conn->sink;
-	sink->reading = true;
-	sink->read_modesets = sink->modesets;
-	if (conn->impl->read_sink_status != NULL) {
-		if (!conn->impl->read_sink_status(conn)) {
-			lg_connector_sink_read_done(conn, NULL);
-		}
-		return;
-	}
-	struct lg_sink_status status;
-	bool read = conn->impl->get_sink_status(conn, &status);
-	lg_connector_sink_read_done(conn, read ? &status : NULL);
-}
-
-void lg_connector_sink_read_done(struct lg_connector *conn,
-		const struct lg_sink_status *status) {
-	struct lg_sink *sink = conn->sink;
-	if (sink == NULL || !sink->reading) {
-		return; // stopped meanwhile: the answer concerns another sink
-	}
-	sink->reading = false;
-	if (sink->modesets != sink->read_modesets) {
-		// Read across a modeset, which armed the next read.
-		return;
-	}
 	// A verdict or an unlock may lead to a modeset: it arms the timer at
 	// its settle time.
 	uint32_t modesets = sink->modesets;
 	struct lg_sink_errors errors;
-	if (sink_read(conn, status, &errors)) {
+	if (sink_read(conn, &errors)) {
 		connector_changed(conn);
 	}
 	uint32_t next = report(conn, &errors, lg_now_ms());
 	if (sink->modesets == modesets && output_enabled(conn)) {
 		arm(conn, next);
 	}
-}
-
-static bool can_read(const struct lg_connector *conn) {
-	return conn->impl->get_sink_status != NULL ||
-		conn->impl->read_sink_status != NULL;
 }
 
 static int handle_timer(void *data) {
@@ -205,10 +167,9 @@ static int handle_timer(void *data) {
 	 * A BAD is answered by a commit that trains the link: read once that
 	 * settled. The kernel sets link-status BAD before it sends the uevent,
 	 * so a property read (no AUX) also catches a BAD whose uevent is
-	 * still on its way to us. A read still under way is answered
-	 * first (a hung AUX device: at the backend's deadline).
+	 * still on its way to us.
 	 */
-	if (conn->sink->reading || recovery_answering(conn) ||
+	if (recovery_answering(conn) ||
 			conn->impl->get_link_status(conn) != LG_LINK_STATUS_GOOD) {
 		arm(conn, poll_interval(conn, lg_now_ms()));
 		return 0;
@@ -232,7 +193,7 @@ void sink_modeset(struct lg_connector *conn) {
 }
 
 void sink_settled(struct lg_connector *conn) {
-	if (can_read(conn) && !conn->sink->settled && !conn->sink->reading &&
+	if (conn->impl->get_sink_status != NULL && !conn->sink->settled &&
 			output_enabled(conn) && !conn->committing) {
 		poll_sink(conn);
 	}
@@ -242,7 +203,6 @@ void sink_stop(struct lg_connector *conn) {
 	struct lg_sink *sink = conn->sink;
 	arm(conn, 0);
 	sink->failed_reads = 0;
-	sink->reading = false;
 	conn->has_sink_status = false;
 	conn->has_error_rates = false;
 	conn->link_errors = false;
@@ -255,7 +215,7 @@ bool sink_create(struct lg_connector *conn) {
 	}
 	sink->conn = conn;
 	conn->sink = sink;
-	if (!can_read(conn)) {
+	if (conn->impl->get_sink_status == NULL) {
 		return true; // nothing to read: no timer
 	}
 	sink->timer = wl_event_loop_add_timer(conn->manager->event_loop,

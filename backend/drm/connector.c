@@ -3,7 +3,6 @@
  * through the kms seam, the kernel's exact timings committed through
  * wlroots, and the classification of every output destroy.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,10 +10,8 @@
 #include <wlr/types/wlr_output.h>
 #include <linkguard/backend.h>
 #include <linkguard/log.h>
-#include <linkguard/manager.h>
 #include <kms/device.h>
 #include <kms/identity.h>
-#include <kms/reader.h>
 
 #define drm_log(dc, importance, fmt, ...) \
 	lg_log(importance, "drm: %s: " fmt, (dc)->conn->name, ##__VA_ARGS__)
@@ -114,60 +111,34 @@ static bool drm_blank(struct lg_connector *conn) {
 }
 
 /*
- * A failed DPCD read is said once per streak: a sink asleep or unplugged
- * mid-read does not answer AUX, and the next read may.
+ * The sink's DPCD. An I/O error is said once per streak: a sink asleep or
+ * unplugged mid-read does not answer AUX, and the next read may.
  */
-static void read_failed(struct drm_connector *dc, int ret) {
-	enum lg_log_importance importance = dc->aux_failing ? LG_DEBUG : LG_INFO;
-	dc->aux_failing = true;
-	if (ret == -ETIMEDOUT) {
-		drm_log(dc, importance, "DPCD read not answered in %" PRIu32 " ms: "
-			"the sink is read less often until it answers",
-			dc->device->aux_timeout_ms);
-	} else if (ret == -EBUSY) {
-		drm_log(dc, importance, "DPCD read skipped: the last one still hangs");
-	} else {
-		drm_log(dc, importance, "DPCD read failed: %s", strerror(-ret));
+static bool drm_get_sink_status(struct lg_connector *conn,
+		struct lg_sink_status *status) {
+	struct drm_connector *dc = drm_connector_from_conn(conn);
+	const struct drm_device *device = dc->device;
+	if (dc->aux_fd < 0) {
+		return false;
 	}
-}
-
-static void handle_read(void *data, int ret, const struct dpcd_regs *regs) {
-	struct drm_connector *dc = data;
-	dc->reading = false;
+	struct dpcd_regs regs;
+	int ret = aux_read(device->aux, device->aux_data, dc->aux_fd, &regs);
 	if (ret != 0) {
-		read_failed(dc, ret);
-		lg_connector_sink_read_done(dc->conn, NULL);
-		return;
+		drm_log(dc, dc->aux_failing ? LG_DEBUG : LG_INFO,
+			"DPCD read failed: %s", strerror(-ret));
+		dc->aux_failing = true;
+		return false;
 	}
 	dc->aux_failing = false;
-	struct lg_sink_status status;
-	if (!dpcd_decode(regs, &status)) {
+	if (!dpcd_decode(&regs, status)) {
 		drm_log(dc, LG_DEBUG, "DPCD holds no DisplayPort link state: ignored");
-		lg_connector_sink_read_done(dc->conn, NULL);
-		return;
-	}
-	lg_connector_sink_read_done(dc->conn, &status);
-}
-
-/* The sink's DPCD, read in the reader's thread: answered by handle_read. */
-static bool drm_read_sink_status(struct lg_connector *conn) {
-	struct drm_connector *dc = drm_connector_from_conn(conn);
-	if (dc->aux_fd < 0 || dc->reader == NULL) {
 		return false;
 	}
-	int ret = aux_reader_start(dc->reader, dc->aux_fd);
-	if (ret != 0) {
-		read_failed(dc, ret);
-		return false;
-	}
-	dc->reading = true;
 	return true;
 }
 
 static void close_aux(struct drm_connector *dc) {
 	if (dc->aux_fd >= 0) {
-		aux_reader_cancel(dc->reader);
-		dc->reading = false;
 		dc->device->aux->close(dc->device->aux_data, dc->aux_fd);
 		dc->aux_fd = -1;
 	}
@@ -207,7 +178,6 @@ static const char *drm_get_identity(struct lg_connector *conn) {
 static void drm_destroy(struct lg_connector *conn) {
 	struct drm_connector *dc = drm_connector_from_conn(conn);
 	close_aux(dc);
-	aux_reader_destroy(dc->reader);
 	free(dc->identity);
 	wl_list_remove(&dc->output_destroy.link);
 	wl_list_remove(&dc->link);
@@ -221,9 +191,9 @@ static const struct lg_connector_impl drm_connector_impl = {
 	.set_mode = drm_set_mode,
 	.check_mode = drm_check_mode,
 	.blank = drm_blank,
+	.get_sink_status = drm_get_sink_status,
 	.get_identity = drm_get_identity,
 	.destroy = drm_destroy,
-	.read_sink_status = drm_read_sink_status,
 };
 
 static const char *destroy_cause_name(enum drm_destroy_cause cause) {
@@ -316,12 +286,6 @@ struct drm_connector *drm_connector_create(struct drm_device *device,
 		return NULL;
 	}
 	dc->conn->data = dc;
-	dc->reader = aux_reader_create(device->manager->event_loop, device->aux,
-		device->aux_data, device->aux_timeout_ms, handle_read, dc);
-	if (dc->reader == NULL) {
-		drm_log(dc, LG_ERROR, "cannot start a DPCD reader: running without "
-			"the sink's link status");
-	}
 	wl_list_insert(device->connectors.prev, &dc->link);
 	return dc;
 }

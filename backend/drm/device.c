@@ -11,12 +11,6 @@
 #include <linkguard/log.h>
 #include <kms/device.h>
 
-/*
- * A DPCD read is three AUX transactions of a millisecond or so: a sink
- * that has not answered in a second has stopped answering.
- */
-#define AUX_TIMEOUT_MS 1000
-
 struct drm_connector *drm_device_find_connector(struct drm_device *device,
 		uint32_t id) {
 	struct drm_connector *dc;
@@ -125,7 +119,6 @@ struct drm_device *drm_device_create(struct lg_manager *manager,
 	device->kms_data = kms_data;
 	device->aux = aux;
 	device->aux_data = aux_data;
-	device->aux_timeout_ms = AUX_TIMEOUT_MS;
 	wl_list_init(&device->connectors);
 
 	/*

@@ -14,7 +14,6 @@
 #include <kms/aux.h>
 #include <kms/kms.h>
 
-struct aux_reader;
 struct lg_manager;
 struct lg_connector;
 struct wlr_backend;
@@ -39,7 +38,6 @@ struct drm_device {
 	void *kms_data;
 	const struct aux_impl *aux; // the sinks' DPCD
 	void *aux_data;
-	uint32_t aux_timeout_ms; // a DPCD read not answered by then failed
 	bool aux_denied_logged; // no access to an AUX device: said once
 	struct wl_list connectors; // drm_connector.link
 
@@ -57,8 +55,6 @@ struct drm_connector {
 	uint32_t forced_probes; // DDC/AUX reads we caused, for tests and bench
 	char *identity; // from the EDID, for the known-bad store; may be NULL
 	int aux_fd; // the sink's AUX device, or -1
-	struct aux_reader *reader; // reads it off the event loop; may be NULL
-	bool reading; // a read is under way, for tests
 	bool aux_failing; // the last DPCD read failed: said once
 	enum drm_destroy_cause last_destroy;
 	struct wl_listener output_destroy;

@@ -92,13 +92,6 @@ struct lg_connector_impl {
 	 */
 	bool (*choose_link)(struct lg_connector *conn, const struct lg_mode *mode,
 		struct lg_link_params *params);
-	/*
-	 * Optional, used instead of get_sink_status: starts that read off the
-	 * event loop (an AUX device that stopped answering blocks a read for
-	 * the driver's timeouts). Returns false when no read started; else the
-	 * backend answers it once, later, with lg_connector_sink_read_done().
-	 */
-	bool (*read_sink_status)(struct lg_connector *conn);
 };
 
 /**
@@ -141,13 +134,6 @@ struct lg_hotplug {
  * or the compositor set a commit hook.
  */
 void lg_connectors_hotplug(const struct lg_hotplug *hotplugs, size_t n);
-
-/**
- * The answer to read_sink_status, on the event loop: the sink's status, or
- * NULL when it could not be read.
- */
-void lg_connector_sink_read_done(struct lg_connector *conn,
-	const struct lg_sink_status *status);
 
 struct lg_connector *lg_manager_find_connector(struct lg_manager *manager,
 	dev_t device, uint32_t id);

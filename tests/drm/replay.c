@@ -2,7 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/sysmacros.h>
 #include <wlr/backend.h>
 #include <wlr/backend/headless.h>
@@ -180,9 +179,6 @@ static ssize_t replay_aux_pread(void *data, int fd, void *buf, size_t len,
 		return -EBADF;
 	}
 	rc->aux_reads++;
-	while (rc->aux_hangs) {
-		pause(); // until the reader's thread is cancelled
-	}
 	if (rc->aux_read_error != 0) {
 		return rc->aux_read_error;
 	}

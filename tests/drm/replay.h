@@ -52,7 +52,6 @@ struct replay_connector {
 	int aux_read_error; // 0, or the negative errno every read returns
 	uint32_t aux_reply_end; // nonzero: AUX transactions at or past it fail
 	size_t aux_short_by; // reads return this many bytes fewer
-	bool aux_hangs; // reads never return: a dock that stopped answering
 	uint8_t dpcd[REPLAY_DPCD_SIZE];
 	int aux_opens, aux_closes, aux_reads;
 	struct wl_listener commit;
