@@ -169,6 +169,20 @@ aux_while_training() {
 	[ -n "$transfers" ] || fail "lg_link_fault counts no AUX transfers for connector $conn"
 }
 
+# aux_last: who made the last AUX transfer while a link trained, and when,
+# in ms after the injected failure (lg_link_fault's aux_training_last).
+aux_last() {
+	at=$(cat /sys/module/lg_link_fault/parameters/failed_at)
+	sed -n "s/^$conn //p" /sys/module/lg_link_fault/parameters/aux_training_last |
+		awk -v at="$at" 'function ms(us) { return at == "-" ? us / 1000 : (us / 1e6 - at) * 1000 }
+		$1 == "none" { print "none"; next }
+		{
+			printf "%s (pid %s) read DPCD %s at %+.1f ms of the failure, %s; the last uevent %+.1f ms, enable %+.1f ms, window until %+.1f ms",
+				$1, $2, $4, ms($3), $5 ? "during a modeset" : "after it",
+				ms($6), ms($7), ms($8)
+		}'
+}
+
 failures_begin() {
 	variant=$1 recovers=$2
 	requested=$(kernel 4)
@@ -303,6 +317,6 @@ failures_end() {
 	aux_while_training
 	transfers=$((transfers - training_transfers))
 	[ "$transfers" = 0 ] ||
-		fail "$variant: $transfers AUX transfers while a link trained"
+		fail "$variant: $transfers AUX transfers while a link trained; the last: $(aux_last)"
 	ok "$variant: AUX transfers while a link trained: 0"
 }

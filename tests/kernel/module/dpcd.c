@@ -106,6 +106,15 @@ struct lg_sink {
 	bool training; // a modeset that drives the sink is under way
 	ktime_t settled_at; // and until then: its first vblank, a uevent's settle
 	u64 while_training; // transfers in either
+	ktime_t uevent_at, enabled_at; // the last injected uevent, enable
+	struct {
+		char comm[TASK_COMM_LEN];
+		pid_t pid;
+		ktime_t at;
+		unsigned int address;
+		bool modeset; // a modeset was under way
+		ktime_t uevent_at, enabled_at, settled_at; // s's, then
+	} last; // the last of while_training: who and when
 };
 
 /*
@@ -276,8 +285,17 @@ static ssize_t lg_sink_transfer(struct drm_dp_aux *aux, struct drm_dp_aux_msg *m
 	spin_lock(&s->lock);
 	s->transfers++;
 	if ((s->training || ktime_before(ktime_get(), s->settled_at)) &&
-	    strcmp(current->comm, LG_HARNESS_READER))
+	    strcmp(current->comm, LG_HARNESS_READER)) {
 		s->while_training++;
+		get_task_comm(s->last.comm, current);
+		s->last.pid = task_pid_nr(current);
+		s->last.at = ktime_get();
+		s->last.address = msg->address;
+		s->last.modeset = s->training;
+		s->last.uevent_at = s->uevent_at;
+		s->last.enabled_at = s->enabled_at;
+		s->last.settled_at = s->settled_at;
+	}
 	if (s->aux_fail) {
 		s->failed++;
 		ret = -EIO;
@@ -344,6 +362,7 @@ void lg_dpcd_crtc_enabled(const struct drm_crtc_state *new)
 		spin_lock(&s->lock);
 		train(s, new->mode.clock);
 		s->training = false;
+		s->enabled_at = ktime_get();
 		training_until(s, first_vblank(&new->mode));
 		spin_unlock(&s->lock);
 	}
@@ -356,6 +375,7 @@ void lg_dpcd_uevent(struct drm_connector *connector)
 	if (!s)
 		return;
 	spin_lock(&s->lock);
+	s->uevent_at = ktime_get();
 	training_until(s, ktime_add_ms(ktime_get(), LG_UEVENT_SETTLE_MS));
 	spin_unlock(&s->lock);
 }
@@ -546,3 +566,33 @@ static const struct kernel_param_ops aux_training_ops = {
 };
 module_param_cb(aux_training, &aux_training_ops, NULL, 0444);
 MODULE_PARM_DESC(aux_training, "AUX transfers per connector while its link trained");
+
+/*
+ * Who made the last of them and when, so that a failing count names its
+ * reader: "ID COMM PID AT 0xADDRESS MODESET UEVENT ENABLED SETTLED", the
+ * times in microseconds of CLOCK_MONOTONIC (linkguard's trace clock): the
+ * transfer's, then the last injected uevent's, the last enable's and the
+ * end of the window it came in (0: none yet); MODESET 1 when a modeset
+ * was under way.
+ */
+static int aux_training_last_line(char *buffer, size_t size, const struct lg_sink *s)
+{
+	if (!s->while_training)
+		return scnprintf(buffer, size, "%u none\n", s->connector->base.id);
+	return scnprintf(buffer, size, "%u %s %d %lld 0x%x %d %lld %lld %lld\n",
+			 s->connector->base.id, s->last.comm, s->last.pid,
+			 ktime_to_us(s->last.at), s->last.address, s->last.modeset,
+			 ktime_to_us(s->last.uevent_at), ktime_to_us(s->last.enabled_at),
+			 ktime_to_us(s->last.settled_at));
+}
+
+static int aux_training_last_get(char *buffer, const struct kernel_param *kp)
+{
+	return print_sinks(buffer, aux_training_last_line);
+}
+
+static const struct kernel_param_ops aux_training_last_ops = {
+	.get = aux_training_last_get,
+};
+module_param_cb(aux_training_last, &aux_training_last_ops, NULL, 0444);
+MODULE_PARM_DESC(aux_training_last, "The last AUX transfer per connector while its link trained: who, when");
