@@ -15,6 +15,7 @@
 #include <core/known_bad.h>
 #include <core/names.h>
 #include <core/recovery.h>
+#include <core/timer.h>
 
 /*
  * A compositor's handler of a signal emitted during a step (a state report,
@@ -33,8 +34,7 @@ struct lg_queued_event {
 struct lg_recovery {
 	struct lg_driver driver;
 	struct lg_machine_config config;
-	struct wl_event_source *timer;
-	uint64_t timer_due_ms; // when the machine's timer is due; 0: disarmed
+	struct lg_timer timer; // the machine's
 	struct lg_incidents incidents;
 	// Reads what the sink trained: sink.c's, which calls down into this file.
 	void (*settled)(struct lg_connector *conn);
@@ -210,17 +210,9 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 	return ok;
 }
 
-static int handle_timer(void *data) {
+static void handle_timer(void *data) {
 	struct lg_connector *conn = data;
-	// libwayland runs every timer it found due in one dispatch, also one
-	// that an earlier callback of the same dispatch re-armed or disarmed
-	// (a BAD answered with a new commit): only the timer armed last
-	// counts, once it is due.
 	struct lg_recovery *recovery = conn->recovery;
-	if (recovery->timer_due_ms == 0 || lg_now_ms() < recovery->timer_due_ms) {
-		return 0;
-	}
-	recovery->timer_due_ms = 0;
 	// A commit held: what the sink trained goes with it (incident, link).
 	// The timer may be due for the hold (the machine's other due time).
 	const struct lg_machine *m = &recovery->driver.machine;
@@ -228,25 +220,13 @@ static int handle_timer(void *data) {
 		recovery->settled(conn);
 	}
 	recovery_feed(conn, LG_MACHINE_TIMER);
-	return 0;
 }
 
 static void arm_timer(struct lg_connector *conn, uint32_t ms) {
-	struct lg_recovery *recovery = conn->recovery;
-	if (recovery->timer == NULL) {
-		if (ms == 0) {
-			return;
-		}
-		recovery->timer = wl_event_loop_add_timer(conn->manager->event_loop,
-			handle_timer, conn);
-		if (recovery->timer == NULL) {
-			// P1 needs the timer: say so loudly; the next hotplug retries.
-			lg_conn_log(conn, LG_ERROR, "failed to create a timer");
-			return;
-		}
+	if (!lg_timer_arm(&conn->recovery->timer, ms)) {
+		// P1 needs the timer: say so loudly; the next hotplug retries.
+		lg_conn_log(conn, LG_ERROR, "failed to create a timer");
 	}
-	recovery->timer_due_ms = ms == 0 ? 0 : lg_now_ms() + ms;
-	wl_event_source_timer_update(recovery->timer, (int)ms);
 }
 
 /*
@@ -411,6 +391,7 @@ bool recovery_create(struct lg_connector *conn,
 	}
 	recovery->settled = settled;
 	recovery->gone = gone;
+	lg_timer_init(&recovery->timer, conn->manager->event_loop, handle_timer, conn);
 	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
 	incidents_init(&recovery->incidents, conn, &recovery->driver);
 	conn->recovery = recovery;
@@ -440,9 +421,7 @@ void recovery_destroy(struct lg_connector *conn) {
 	if (recovery == NULL) {
 		return;
 	}
-	if (recovery->timer != NULL) {
-		wl_event_source_remove(recovery->timer);
-	}
+	lg_timer_finish(&recovery->timer);
 	lg_driver_finish(&recovery->driver);
 	free(recovery);
 	conn->recovery = NULL;

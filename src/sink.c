@@ -25,6 +25,7 @@
 #include <core/clock.h>
 #include <core/recovery.h>
 #include <core/sink.h>
+#include <core/timer.h>
 
 /*
  * For WATCHFUL_POLLS x sink_poll_ms after a change (a minute by default),
@@ -37,11 +38,12 @@
 
 struct lg_sink {
 	struct lg_connector *conn;
-	struct wl_event_source *timer;
+	struct lg_timer timer;
 	uint32_t modesets; // counted, to see one happen during a read
 	uint64_t changed_ms; // the last hotplug or modeset
 	bool settled; // read since then
 	uint32_t failed_reads; // in a row
+	bool timer_failed; // said once
 };
 
 static bool same_params(const struct lg_link_params *a,
@@ -138,9 +140,13 @@ static uint32_t report(struct lg_connector *conn, const struct lg_sink_errors *e
 
 static void arm(struct lg_connector *conn, uint32_t ms) {
 	struct lg_sink *sink = conn->sink;
-	if (sink->timer != NULL) {
-		wl_event_source_timer_update(sink->timer, ms == 0 ? 0 : (int)ms);
+	if (conn->impl->get_sink_status == NULL || lg_timer_arm(&sink->timer, ms)) {
+		return;
 	}
+	lg_conn_log(conn, sink->timer_failed ? LG_DEBUG : LG_ERROR,
+		"failed to create a timer: the sink is read only when a recovery "
+		"commit held");
+	sink->timer_failed = true;
 }
 
 static void poll_sink(struct lg_connector *conn) {
@@ -158,10 +164,10 @@ static void poll_sink(struct lg_connector *conn) {
 	}
 }
 
-static int handle_timer(void *data) {
+static void handle_timer(void *data) {
 	struct lg_connector *conn = data;
 	if (!output_enabled(conn) || conn->committing) {
-		return 0;
+		return;
 	}
 	/*
 	 * A BAD is answered by a commit that trains the link: read once that
@@ -172,10 +178,9 @@ static int handle_timer(void *data) {
 	if (recovery_answering(conn) ||
 			conn->impl->get_link_status(conn) != LG_LINK_STATUS_GOOD) {
 		arm(conn, poll_interval(conn, lg_now_ms()));
-		return 0;
+		return;
 	}
 	poll_sink(conn);
-	return 0;
 }
 
 void sink_hotplug(struct lg_connector *conn) {
@@ -214,16 +219,8 @@ bool sink_create(struct lg_connector *conn) {
 		return false;
 	}
 	sink->conn = conn;
+	lg_timer_init(&sink->timer, conn->manager->event_loop, handle_timer, conn);
 	conn->sink = sink;
-	if (conn->impl->get_sink_status == NULL) {
-		return true; // nothing to read: no timer
-	}
-	sink->timer = wl_event_loop_add_timer(conn->manager->event_loop,
-		handle_timer, conn);
-	if (sink->timer == NULL) {
-		lg_conn_log(conn, LG_ERROR, "failed to create a timer: the sink is "
-			"read only when a recovery commit held");
-	}
 	return true;
 }
 
@@ -232,9 +229,7 @@ void sink_destroy(struct lg_connector *conn) {
 	if (sink == NULL) {
 		return;
 	}
-	if (sink->timer != NULL) {
-		wl_event_source_remove(sink->timer);
-	}
+	lg_timer_finish(&sink->timer);
 	free(sink);
 	conn->sink = NULL;
 }

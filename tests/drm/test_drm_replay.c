@@ -729,6 +729,60 @@ static void test_no_read_before_a_bad_is_heard(void) {
 	replay_bed_finish(&f);
 }
 
+struct late_commit {
+	struct wlr_output *output;
+	const drmModeModeInfo *info;
+	int reads_before; // the sink's reads when it committed
+	const struct replay_connector *rc;
+};
+
+/* A compositor's modeset, from a timer of its own. */
+static int handle_late_commit(void *data) {
+	struct late_commit *late = data;
+	late->reads_before = late->rc->aux_reads;
+	struct wlr_output_state state;
+	wlr_output_state_init(&state);
+	wlr_output_state_set_custom_mode(&state, late->info->hdisplay,
+		late->info->vdisplay, kms_mode_refresh_mhz(late->info));
+	check(wlr_output_commit_state(late->output, &state));
+	wlr_output_state_finish(&state);
+	return 0;
+}
+
+/*
+ * The sink's poll and a compositor's modeset fall due in the same dispatch
+ * of a loop that was busy, the modeset first. libwayland runs every timer
+ * it found due, also one that an earlier callback re-armed: the sink is
+ * still not read while the link of that modeset trains (the kernel's
+ * harness caught sway doing so 1.5 ms after its enable).
+ */
+static void test_no_read_right_after_a_modeset(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 100;
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	await_reads(&f, rc, 3);
+	// The sink's next read is due settle_ms after this modeset; the
+	// compositor's next, half of that.
+	struct late_commit late = { rc->output, &modes[2], -1, rc };
+	struct wl_event_source *timer = wl_event_loop_add_timer(f.h.loop,
+		handle_late_commit, &late);
+	handle_late_commit(&late);
+	wl_event_source_timer_update(timer, (int)options.settle_ms / 2);
+	nanosleep(&(struct timespec){ .tv_nsec = 2 * options.settle_ms * 1000000L }, NULL);
+	wl_event_loop_dispatch(f.h.loop, 0);
+	check_int_eq(f.h.modesets, 3);
+	check(committed(&f.h, 2, rc->output, &modes[2]));
+	check_int_eq(rc->aux_reads, late.reads_before);
+	// Read once that link settled.
+	await_reads(&f, rc, late.reads_before + 3);
+	wl_event_source_remove(timer);
+	replay_bed_finish(&f);
+}
+
 /*
  * The sink is read every sink_poll_ms for 12 polls after a change, then
  * every 6; a failing read waits twice as long each time. Upper bounds
@@ -824,6 +878,7 @@ int main(void) {
 	run_test(test_missing_property);
 	run_test(test_cascade);
 	run_test(test_cascade_after_a_stall);
+	run_test(test_no_read_right_after_a_modeset);
 	run_test(test_session_inactive);
 	run_test(test_recreate_gets_recommendation);
 	run_test(test_fallback_through_request_state);
