@@ -6,6 +6,7 @@
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <core/backend.h>
+#include <core/clock.h>
 #include <core/config.h>
 #include <core/configure.h>
 #include <core/known_bad.h>
@@ -226,6 +227,9 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 		return;
 	}
 
+	// Where a compositor's own modeset of a new output begins (the frame
+	// it allocates and draws for it): beside linkguard's own steps.
+	connector_trace(conn, "output new", NULL);
 	conn->output_commit.notify = handle_output_commit;
 	wl_signal_add(&output->events.commit, &conn->output_commit);
 	conn->output_destroy.notify = handle_output_destroy;

@@ -135,13 +135,21 @@ traced() {
 			substr($0, length($1) + 2) }'
 }
 
-# frame_ms: what the test of the mode lit cost, in ms ("-" untraced): the
-# last passing test, where wlroots allocates and draws the first frame of
-# the mode's size, which the commit after it reuses.
+# frame_ms: what the frame of the mode lit cost, in ms ("-" untraced).
+# linkguard's: its last passing test, where wlroots allocates and draws the
+# first frame of the mode's size, which the commit after it reuses. A
+# compositor's own on a new output (stock's recreate): from the output's
+# creation to its modeset, the frame allocated and drawn, and the commit.
 frame_ms() {
-	traced | awk '$2 == "test" && $3 != "passed" && $3 != "failed" { start = $1 }
+	traced | awk -v modeset="$(ms modeset_us)" '
+		$2 == "test" && $3 != "passed" && $3 != "failed" { start = $1 }
 		$2 == "test" && $3 == "passed" { frame = $1 - start }
-		END { if (frame == "") print "-"; else printf "%.1f\n", frame }'
+		$2 == "output" && $3 == "new" { created = $1 }
+		END {
+			if (frame == "" && created != "" && modeset != "-")
+				frame = modeset - created
+			if (frame == "") print "-"; else printf "%.1f\n", frame
+		}'
 }
 
 # uevent_ms: when the compositor read the failure's uevent, in ms ("-"

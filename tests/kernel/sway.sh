@@ -37,7 +37,8 @@ start_sway() {
 	export XDG_STATE_HOME="$dir/state-$1"
 	case $1 in
 	stock) sway -V -c "$config" >"$log" 2>&1 & ;;
-	preload) LD_PRELOAD="$preload" sway -V -c "$config" >"$log" 2>&1 & ;;
+	# The preload's steps traced (kms.sh's breakdown), at its debug level.
+	preload) LINKGUARD_DEBUG=1 LD_PRELOAD="$preload" sway -V -c "$config" >"$log" 2>&1 & ;;
 	patched) LD_LIBRARY_PATH=$build "$patched" -V -c "$config" >"$log" 2>&1 & ;;
 	esac
 	pid=$!

@@ -3,11 +3,12 @@
 # tab-separated line per failure and compositor) side by side, grouped by
 # failure in the order they first ran, each row with linkguard beside the
 # same compositor's stock row of the run: the ratio of their times to the
-# first flip, and that ratio again with linkguard's time less what its
-# test of the mode it lit cost (the frame of that size, allocated and
-# drawn: where stock lights a smaller mode, what is left is what linkguard
-# itself adds), from the uevent's read where both traced it (its way to the
-# compositor is the same for both and varies under TCG).
+# first flip, and that ratio again with each one's time less what the
+# frame of the mode it lit cost (kms.sh's frame_ms: linkguard's test of the
+# mode, stock's new output to its modeset; where stock lights a smaller
+# mode, what is left is what linkguard itself adds), from the uevent's read
+# where both traced it (its way to the compositor is the same for both and
+# varies under TCG).
 #
 #   table.sh RESULTS
 set -eu
@@ -39,16 +40,23 @@ awk -F '\t' '
 				printf "     ->flip, %s / stock: %.2f\n", k[2], flip[key] / stock
 				if (frame[key] == "" || frame[key] == "-")
 					continue
-				printf "     ->flip less the frame its test drew (%.1f ms), %s: %.1f ms, stock %.1f ms: %.2f\n",
-					frame[key], k[2], flip[key] - frame[key], stock,
-					(flip[key] - frame[key]) / stock
+				stock_frame = frame[order[i], base ", stock"]
+				if (stock_frame == "" || stock_frame == "-")
+					stock_frame = 0
+				mine = flip[key] - frame[key]
+				theirs = stock - stock_frame
+				if (theirs <= 0)
+					continue
+				printf "     ->flip less the frame (%.1f ms, stock %.1f), %s: %.1f ms, stock %.1f ms: %.2f\n",
+					frame[key], stock_frame, k[2], mine, theirs, mine / theirs
 				heard = uevent[key]
 				stock_heard = uevent[order[i], base ", stock"]
-				if (heard == "" || heard == "-" || stock_heard == "" || stock_heard == "-")
+				if (heard == "" || heard == "-" || stock_heard == "" ||
+						stock_heard == "-" || theirs <= stock_heard)
 					continue
-				printf "     uevent read ->flip less that frame, %s: %.1f ms, stock %.1f ms: %.2f\n",
-					k[2], flip[key] - heard - frame[key], stock - stock_heard,
-					(flip[key] - heard - frame[key]) / (stock - stock_heard)
+				printf "     uevent read ->flip less the frame, %s: %.1f ms, stock %.1f ms: %.2f\n",
+					k[2], mine - heard, theirs - stock_heard,
+					(mine - heard) / (theirs - stock_heard)
 			}
 		}
 	}' "$results"
