@@ -135,20 +135,20 @@ traced() {
 			substr($0, length($1) + 2) }'
 }
 
-# frame_ms: what the frame of the mode lit cost, in ms ("-" untraced).
-# linkguard's: its last passing test, where wlroots allocates and draws the
-# first frame of the mode's size, which the commit after it reuses. A
-# compositor's own on a new output (stock's recreate): from the output's
-# creation to its modeset, the frame allocated and drawn, and the commit.
+# frame_ms: what the frame of the mode lit cost, in ms ("-" untraced):
+# from where its drawing began to the kernel's modeset, the frame of the
+# mode's size allocated, drawn and committed. linkguard's begins with its
+# last passing test (wlroots allocates and draws the frame there, and the
+# commit after it reuses it); a compositor's own on a new output (stock's
+# recreate) with the output's creation.
 frame_ms() {
 	traced | awk -v modeset="$(ms modeset_us)" '
-		$2 == "test" && $3 != "passed" && $3 != "failed" { start = $1 }
-		$2 == "test" && $3 == "passed" { frame = $1 - start }
-		$2 == "output" && $3 == "new" { created = $1 }
+		$2 == "test" && $3 != "passed" && $3 != "failed" { tested = $1 }
+		$2 == "test" && $3 == "passed" { start = tested }
+		$2 == "output" && $3 == "new" && start == "" { start = $1 }
 		END {
-			if (frame == "" && created != "" && modeset != "-")
-				frame = modeset - created
-			if (frame == "") print "-"; else printf "%.1f\n", frame
+			if (start == "" || modeset == "-") print "-"
+			else printf "%.1f\n", modeset - start
 		}'
 }
 

@@ -67,7 +67,7 @@ stop_sway() {
 	pid=
 	rm -f "$dir/sway.pid"
 	grep -E '\[linkguard\]|linkguard|Bad link|Configured mode' "$log" |
-		sed 's/^/    log: /'
+		grep -v '\[DEBUG\]' | sed 's/^/    log: /'
 	if [ "$code" -ne 0 ]; then
 		echo "note: sway exited with status $code on 'swaymsg exit'; its log ends:"
 		tail -n 5 "$log" | sed 's/^/    log: /'

@@ -4,9 +4,9 @@
 # failure in the order they first ran, each row with linkguard beside the
 # same compositor's stock row of the run: the ratio of their times to the
 # first flip, and that ratio again with each one's time less what the
-# frame of the mode it lit cost (kms.sh's frame_ms: linkguard's test of the
-# mode, stock's new output to its modeset; where stock lights a smaller
-# mode, what is left is what linkguard itself adds), from the uevent's read
+# frame of the mode it lit cost (kms.sh's frame_ms, allocated, drawn and
+# committed; stock's 0 where untraced: where stock lights a smaller mode,
+# what is left is what linkguard itself adds), and from the uevent's read
 # where both traced it (its way to the compositor is the same for both and
 # varies under TCG).
 #
@@ -47,7 +47,7 @@ awk -F '\t' '
 				theirs = stock - stock_frame
 				if (theirs <= 0)
 					continue
-				printf "     ->flip less the frame (%.1f ms, stock %.1f), %s: %.1f ms, stock %.1f ms: %.2f\n",
+				printf "     ->flip less the frame (%.1f ms, stock %.1f ms), %s: %.1f ms, stock %.1f ms: %.2f\n",
 					frame[key], stock_frame, k[2], mine, theirs, mine / theirs
 				heard = uevent[key]
 				stock_heard = uevent[order[i], base ", stock"]
