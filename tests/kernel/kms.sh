@@ -315,7 +315,10 @@ fail_replugged() {
 		[ "$(kernel 2)" = good ] || fail "$variant: link-status $(kernel 2) after the replug"
 		[ "$now" = "$requested" ] ||
 			fail "$variant: after the replug the CRTC runs $now; requested $requested"
-		ok "$variant, $1: back at the requested $requested, link-status Good"
+		# Not a stored fallback first and the step up after it.
+		[ "$(figure modesets)" = 1 ] ||
+			fail "$variant: $(figure modesets) modesets for the replug, lg_link_fault: $figures"
+		ok "$variant, $1: back at the requested $requested, link-status Good, 1 modeset, on screen $(ms flip_us) ms after the replug"
 	else
 		ok "$variant, $1: the CRTC runs $now, link-status $(kernel 2)"
 	fi

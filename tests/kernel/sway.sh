@@ -110,8 +110,9 @@ run_variant stock "sway $version, stock" 0
 # Linkguard's fallbacks reach sway as request_state, which sway's
 # handle_request_state (sway/desktop/output.c) stores as the output's
 # config: the preload answers the replugged output with linkguard's
-# recommendation before sway's first commit (fail_replugged checks the
-# requested mode comes back).
+# recommendation before sway's first commit, the patched sway stores it
+# in handle_new_output (fail_replugged checks the requested mode comes
+# back in one modeset).
 if [ "$(wlroots_of "$(command -v sway)")" != "$(wlroots_of "$preload")" ]; then
 	echo "skip (preload): sway + preload: sway uses $(wlroots_of "$(command -v sway)"), the preload $(wlroots_of "$preload")"
 else
