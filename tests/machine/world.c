@@ -51,6 +51,13 @@ static bool traced(const struct world *w, const char *what, const struct lg_mode
 
 static enum lg_probe_result world_probe(void *data, bool *changed) {
 	struct world *w = data;
+	if (w->gone_at_probe) {
+		// The sink left: the step ends unanswered, and the unplug is
+		// fed once it is over (feed()), as src/recovery.c does.
+		w->gone_at_probe = false;
+		traced(w, "probe: gone", NULL, false);
+		return LG_PROBE_GONE;
+	}
 	struct lg_mode_list list;
 	lg_mode_list_init(&list);
 	bool ok = traced(w, "probe", NULL, w->connected && sim_link_probe(&w->link, &list));
@@ -519,11 +526,14 @@ static void feed(struct world *w, enum lg_machine_event_type type) {
 	}
 	w->feeding = type;
 	w->fault_in_feed = false;
-	lg_driver_feed(&w->driver, type);
+	bool present = lg_driver_feed(&w->driver, type);
 	if (w->reading) {
 		judge_read(w);
 	}
 	watch_hold(w);
+	if (!present) {
+		world_unplug(w);
+	}
 }
 
 void world_init(struct world *w, const char *sink) {

@@ -65,6 +65,7 @@ struct world {
 	bool has_previous;
 	struct lg_mode previous;
 	bool fail_next_commit; // fault: the next commit fails after its test
+	bool gone_at_probe; // fault: the sink leaves as the next forced probe runs
 	bool has_recommend; // until the compositor's commit
 	struct lg_mode recommend;
 	enum lg_retry_result retry_result;

@@ -16,7 +16,7 @@
 #include "test.h"
 
 /*
- * The longest sequences: 6 (49,659,540 sequences); the sanitizer legs, ten
+ * The longest sequences: 6 (67,368,420 sequences); the sanitizer legs, ten
  * times slower, ask for 5 with --depth 5.
  */
 #define MAX_DEPTH 6
@@ -52,6 +52,7 @@ enum letter {
 	REPLUG_STORED, // the same, the compositor starting it at its stored mode (sway)
 	RETRY, // a client's retry
 	COMMIT_FAILS, // the next commit fails after its test passed
+	GONE_AT_PROBE, // the sink leaves as the next forced probe runs: it answers gone
 	VT_SWITCH, // the session leaves, the link glitches, the session is back
 	REJECT, // the kernel's atomic check refuses every mode, or again takes them
 	// the compositor sets a mode itself (a user's output command): 4K60,
@@ -67,7 +68,8 @@ enum letter {
 static const char *const letter_names[] = {
 	"glitch", "cable-hbr", "cable-hbr2x2", "cable-hbr3x2", "burst", "heal",
 	"tick", "quiet",
-	"replug", "replug-stored", "retry", "commit-fails", "vt-switch", "reject",
+	"replug", "replug-stored", "retry", "commit-fails", "gone-at-probe", "vt-switch",
+	"reject",
 	"user-mode", "late-request", "dark", "dark-once", "errors",
 };
 
@@ -121,6 +123,9 @@ static void apply(struct world *w, enum letter letter) {
 		break;
 	case COMMIT_FAILS:
 		w->fail_next_commit = true;
+		break;
+	case GONE_AT_PROBE:
+		w->gone_at_probe = true;
 		break;
 	case VT_SWITCH:
 		world_vt_switch(w);
