@@ -256,11 +256,14 @@ static void report_state(struct lg_connector *conn) {
 	lg_conn_log(conn, LG_INFO, "state %s -> %s", lg_link_state_name(conn->state),
 		lg_link_state_name(state));
 	conn->state = state;
-	if (state == LG_LINK_DEGRADED || state == LG_LINK_GOOD) {
+	// An unplug or a disable ends an incident with no link to speak of.
+	bool running = conn->connected && conn->output != NULL &&
+		conn->output->enabled && conn->has_current;
+	if ((state == LG_LINK_DEGRADED || state == LG_LINK_GOOD) && running) {
 		char buf[64];
 		lg_conn_log(conn, LG_INFO, "link held at %s, link-status %s",
-			conn->has_current ? lg_mode_format(&conn->current, buf, sizeof(buf)) :
-			"no mode", lg_link_status_name(conn->link_status));
+			lg_mode_format(&conn->current, buf, sizeof(buf)),
+			lg_link_status_name(conn->link_status));
 	}
 	connector_changed(conn);
 }
