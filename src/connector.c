@@ -34,8 +34,8 @@ struct lg_connector *lg_connector_create(struct lg_manager *manager,
 	conn->device = device;
 	// The backend has not set conn->data yet: no monitor to ask about.
 	if (conn->name == NULL || conn->options == NULL ||
-			!recovery_create(conn, sink_settled, unplug) ||
-			!connector_configure(conn, NULL) || !sink_create(conn)) {
+			!recovery_create(conn, unplug) ||
+			!connector_configure(conn, NULL)) {
 		lg_log(LG_ERROR, "%s: allocation failed", name);
 		recovery_destroy(conn);
 		free(conn->options);
@@ -63,7 +63,6 @@ void lg_connector_destroy(struct lg_connector *conn) {
 		return;
 	}
 	wl_signal_emit_mutable(&conn->events.destroy, conn);
-	sink_destroy(conn);
 	recovery_destroy(conn);
 	wl_list_remove(&conn->output_commit.link);
 	wl_list_remove(&conn->output_destroy.link);
@@ -168,7 +167,6 @@ static void handle_output_commit(struct wl_listener *listener, void *data) {
 		return;
 	}
 
-	sink_modeset(conn);
 	if (!conn->output->enabled) {
 		conn->has_current = false;
 		if (conn->impl->mode_committed != NULL) {
@@ -240,7 +238,6 @@ void lg_connector_set_output(struct lg_connector *conn, struct wlr_output *outpu
 	} else if (probed == LG_PROBE_GONE) {
 		unplug(conn);
 	}
-	sink_hotplug(conn);
 	connector_configure(conn, connector_identity(conn)); // the monitor is known now
 	known_bad_load(conn);
 	recovery_feed(conn, LG_MACHINE_OUTPUT_NEW);

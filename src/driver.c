@@ -31,14 +31,22 @@ static bool probe(struct lg_driver *driver, struct lg_machine_event *event) {
 
 /*
  * The machine puts the one action that awaits an answer last, so the
- * others (a state report, a timer) are carried out before it. Returns
+ * others (a state report, a timer) are carried out before it. A read of
+ * the sink is answered as any: its facts go with the SINK_READ. Returns
  * false when a probe found the sink gone.
  */
 static bool run(struct lg_driver *driver, struct lg_machine_event event) {
+	// What the last READ_SINK found, for the SINK_READ that answers it.
+	bool read = false, unlocked = false;
+	struct lg_sink_errors errors = {0};
 	for (;;) {
 		struct lg_machine_facts facts;
 		struct lg_actions actions;
 		driver->impl->facts(driver->data, &facts);
+		if (event.type == LG_MACHINE_SINK_READ) {
+			facts.sink_unlocked = read && unlocked;
+			facts.sink_errors = read ? &errors : NULL;
+		}
 		lg_machine_step(&driver->machine, &event, &facts, &actions);
 		bool answered = false;
 		for (size_t i = 0; i < actions.len; i++) {
@@ -55,6 +63,12 @@ static bool run(struct lg_driver *driver, struct lg_machine_event event) {
 					.type = LG_MACHINE_TESTED,
 					.ok = driver->impl->test(driver->data, &action->mode),
 				};
+				answered = true;
+				break;
+			case LG_ACTION_READ_SINK:
+				unlocked = false;
+				read = driver->impl->read_sink(driver->data, &unlocked, &errors);
+				event = (struct lg_machine_event){ .type = LG_MACHINE_SINK_READ };
 				answered = true;
 				break;
 			case LG_ACTION_COMMIT:

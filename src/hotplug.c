@@ -12,7 +12,6 @@
 #include <core/clock.h>
 #include <core/driver.h>
 #include <core/recovery.h>
-#include <core/sink.h>
 
 /*
  * Whether the state machine must hear of a BAD. The link-status the backend
@@ -27,13 +26,13 @@ static bool link_bad(struct lg_connector *conn, enum lg_link_status status) {
 	connector_trace(conn, "hotplug", NULL);
 	connector_trace(conn, status == LG_LINK_STATUS_GOOD ?
 		"link-status read: good" : "link-status read: bad", NULL);
-	// No AUX while a BAD is answered: the sink is read once it settled.
-	sink_hotplug(conn);
 	if (status != conn->link_status) {
 		conn->link_status = status;
 		connector_changed(conn);
 	}
 	if (status == LG_LINK_STATUS_GOOD) {
+		// The link may have retrained: the sink is read once it settled.
+		recovery_feed(conn, LG_MACHINE_HOTPLUG);
 		return false;
 	}
 	lg_conn_log(conn, LG_INFO, "link-status BAD");

@@ -34,7 +34,7 @@ void lg_machine_finish(struct lg_machine *m) {
 
 static bool awaits_answer(const struct lg_action *action) {
 	return action->type == LG_ACTION_PROBE || action->type == LG_ACTION_TEST ||
-		action->type == LG_ACTION_COMMIT;
+		action->type == LG_ACTION_COMMIT || action->type == LG_ACTION_READ_SINK;
 }
 
 static struct lg_action *emit(struct lg_actions *out, enum lg_action_type type) {
@@ -81,15 +81,18 @@ static void set_state(struct lg_machine *m, struct lg_actions *out,
 	emit(out, LG_ACTION_STATE);
 }
 
+static uint64_t earlier(uint64_t due, uint64_t at) {
+	return at != 0 && (due == 0 || at < due) ? at : due;
+}
+
 /*
- * The driver's one timer, for the earlier of the plan's timer and the
- * hold; armed again only when that changes.
+ * The driver's one timer, for the earliest of the plan's timer, the hold
+ * and the sink's next read; armed again only when that changes.
  */
 static void sync_timer(struct lg_machine *m, struct lg_actions *out) {
 	uint64_t due = m->timer != MACHINE_TIMER_NONE ? m->timer_ms : 0;
-	if (m->holding && m->hold_ms != 0 && (due == 0 || m->hold_ms < due)) {
-		due = m->hold_ms;
-	}
+	due = earlier(due, m->holding ? m->hold_ms : 0);
+	due = earlier(due, m->read_ms);
 	if (due == m->armed_ms) {
 		return;
 	}
@@ -119,6 +122,83 @@ static void forget_sink_reads(struct lg_machine *m) {
 	m->sink_unlocked = false;
 	m->errors_discard = true; // the next read counts the training
 	m->window_open = false;
+}
+
+/*
+ * The sink's read schedule. AUX traffic while the source trains the link
+ * is what makes some docks fail their training: the sink is read once the
+ * link settled, settle_ms after every hotplug event and every modeset
+ * (linkguard's or the compositor's: the kernel trains the link inside that
+ * blocking commit), never between a BAD and the commit that answers it,
+ * never while a probe, a test or a commit awaits its answer.
+ */
+static bool can_read(const struct lg_machine *m, const struct lg_machine_facts *facts) {
+	return m->config->read_sink && facts->connected && facts->has_output &&
+		facts->enabled;
+}
+
+/* A hotplug event or a modeset: the link trains, read once it settled. */
+static void link_changed(struct lg_machine *m, const struct lg_machine_facts *facts) {
+	uint32_t settle_ms = m->config->settle_ms;
+	m->changed_ms = facts->now_ms;
+	m->read_ms = can_read(m, facts) ?
+		facts->now_ms + (settle_ms > 0 ? settle_ms : 1) : 0;
+}
+
+/*
+ * The poll: every sink_poll_ms for a while after a change, less often on
+ * a quiet link, less often still while reads fail (a sink that does not
+ * answer AUX costs the kernel's timeout); 0: no poll.
+ */
+static uint64_t poll_wait(const struct lg_machine *m, uint64_t now) {
+	uint64_t poll_ms = m->config->sink_poll_ms;
+	uint64_t polls = now - m->changed_ms < MACHINE_WATCHFUL_POLLS * poll_ms ?
+		1 : MACHINE_IDLE_POLLS;
+	if (m->failed_reads > 0) {
+		polls = MACHINE_IDLE_POLLS << (m->failed_reads - 1);
+	}
+	return polls * poll_ms;
+}
+
+static void schedule_read(struct lg_machine *m, const struct lg_machine_facts *facts,
+		uint64_t wait) {
+	m->read_ms = can_read(m, facts) && wait > 0 ? facts->now_ms + wait : 0;
+}
+
+/*
+ * The sink was read: the next read, sooner while the unlock debounce
+ * waits for a second unlocked read.
+ */
+static void sink_was_read(struct lg_machine *m, const struct lg_machine_facts *facts) {
+	uint64_t now = facts->now_ms;
+	// Counted up to where the wait stops growing.
+	if (facts->sink_errors == NULL) {
+		m->failed_reads += 1u << m->failed_reads <= MACHINE_MAX_BACKOFF;
+	} else {
+		m->failed_reads = 0;
+	}
+	uint64_t unlocked_at = m->sink_unlocked_ms + m->config->sink_settle_ms;
+	schedule_read(m, facts, !m->sink_unlocked ? poll_wait(m, now) :
+		unlocked_at > now ? unlocked_at - now : 1);
+}
+
+/*
+ * The read is due: READ_SINK, unless a BAD waits for the commit that
+ * answers it, or the session is away: then at the next poll.
+ */
+static bool read_due(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	if (m->read_ms == 0 || m->read_ms > facts->now_ms) {
+		return false;
+	}
+	if (!can_read(m, facts) || m->bad_pending || m->session_away ||
+			m->await != MACHINE_AWAIT_NONE) {
+		schedule_read(m, facts, poll_wait(m, facts->now_ms));
+		return false;
+	}
+	m->read_ms = 0; // its answer schedules the next
+	emit(out, LG_ACTION_READ_SINK);
+	return true;
 }
 
 /* The sink or its output is gone: nothing is known of the next one's errors. */
@@ -443,6 +523,7 @@ static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
 		// Nothing can be tested at all: the only state with nothing to show.
 		record_modeset(m, facts->now_ms);
 		forget_sink_reads(m);
+		m->read_ms = 0; // nothing to read until it runs again
 		emit(out, LG_ACTION_DISABLE);
 	}
 	m->fallen_back = true;
@@ -914,6 +995,9 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	const struct lg_mode mode = m->plan_mode;
+	// A failed commit may have trained nothing; the sink is left alone
+	// for the settle time all the same.
+	link_changed(m, facts);
 	// The retrain for the sink's lost lock counts while its mode runs,
 	// retrained: a failed commit of it retrained nothing (the sink reports
 	// the same loss again), and after another mode a loss is a first one.
@@ -1045,15 +1129,11 @@ static void handle_quiet(struct lg_machine *m, const struct lg_machine_facts *fa
 	rest(m, facts, out);
 }
 
-static void handle_timer(struct lg_machine *m, const struct lg_machine_facts *facts,
+/* The plan's timer, if it is due. */
+static void plan_timer(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
-	m->armed_ms = 0; // it fired
-	if (m->holding && m->hold_ms != 0 && m->hold_ms <= facts->now_ms) {
-		m->hold_ms = 0;
-		emit_mode(out, LG_ACTION_KNOWN_BAD_HELD, &m->hold_mode, "ran at rest");
-	}
 	if (m->timer_ms > facts->now_ms) {
-		return; // the hold's time, not the plan's
+		return; // the hold's time or the read's, not the plan's
 	}
 	enum machine_timer kind = m->timer;
 	m->timer = MACHINE_TIMER_NONE;
@@ -1077,6 +1157,20 @@ static void handle_timer(struct lg_machine *m, const struct lg_machine_facts *fa
 	case MACHINE_TIMER_STEP_UP:
 		begin_plan(m, MACHINE_PLAN_STEP_UP, facts, out);
 		return;
+	}
+}
+
+static void handle_timer(struct lg_machine *m, const struct lg_machine_facts *facts,
+		struct lg_actions *out) {
+	m->armed_ms = 0; // it fired
+	if (m->holding && m->hold_ms != 0 && m->hold_ms <= facts->now_ms) {
+		m->hold_ms = 0;
+		emit_mode(out, LG_ACTION_KNOWN_BAD_HELD, &m->hold_mode, "ran at rest");
+	}
+	// The plan's time, if due too, comes after the read's answer: what
+	// the sink trained goes with a commit that held.
+	if (!read_due(m, facts, out)) {
+		plan_timer(m, facts, out);
 	}
 }
 
@@ -1358,7 +1452,11 @@ static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
 		const struct lg_machine_facts *facts, struct lg_actions *out) {
 	switch (event->type) {
 	case LG_MACHINE_LINK_BAD:
+		link_changed(m, facts);
 		handle_link_bad(m, facts, out);
+		return;
+	case LG_MACHINE_HOTPLUG:
+		link_changed(m, facts);
 		return;
 	case LG_MACHINE_TESTED:
 		handle_tested(m, event, facts, out);
@@ -1374,6 +1472,7 @@ static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
 		return;
 	case LG_MACHINE_PLUG:
 	case LG_MACHINE_OUTPUT_NEW:
+		link_changed(m, facts);
 		return;
 	case LG_MACHINE_UNPLUG:
 	case LG_MACHINE_SINK_SWAP:
@@ -1440,10 +1539,15 @@ static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
 		}
 		return;
 	case LG_MACHINE_MODE_SET:
+		link_changed(m, facts);
 		handle_mode_set(m, facts, out);
 		return;
 	case LG_MACHINE_SINK_READ:
 		handle_sink_read(m, facts, out);
+		sink_was_read(m, facts);
+		if (m->await == MACHINE_AWAIT_NONE) {
+			plan_timer(m, facts, out);
+		}
 		return;
 	}
 }
@@ -1453,5 +1557,9 @@ void lg_machine_step(struct lg_machine *m, const struct lg_machine_event *event,
 	out->len = 0;
 	m->now_ms = facts->now_ms;
 	dispatch(m, event, facts, out);
+	if (!can_read(m, facts)) {
+		m->read_ms = 0; // read again after the next change
+		m->failed_reads = 0;
+	}
 	watch_hold(m, facts, out);
 }

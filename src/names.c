@@ -121,6 +121,7 @@ const char *lg_machine_event_name(enum lg_machine_event_type type) {
 		[LG_MACHINE_PROBED] = "probed",
 		[LG_MACHINE_COMMITTED] = "committed",
 		[LG_MACHINE_TIMER] = "timer",
+		[LG_MACHINE_HOTPLUG] = "hotplug",
 		[LG_MACHINE_PLUG] = "plug",
 		[LG_MACHINE_UNPLUG] = "unplug",
 		[LG_MACHINE_SINK_SWAP] = "swap",

@@ -15,6 +15,7 @@
 #include <core/known_bad.h>
 #include <core/names.h>
 #include <core/recovery.h>
+#include <core/sink.h>
 #include <core/timer.h>
 
 /*
@@ -34,10 +35,8 @@ struct lg_queued_event {
 struct lg_recovery {
 	struct lg_driver driver;
 	struct lg_machine_config config;
-	struct lg_timer timer; // the machine's
+	struct lg_timer timer; // the machine's: the connector's one timer
 	struct lg_incidents incidents;
-	// Reads what the sink trained: sink.c's, which calls down into this file.
-	void (*settled)(struct lg_connector *conn);
 	// Unplugs the connector: connector.c's, likewise.
 	void (*gone)(struct lg_connector *conn);
 	// The answers of synchronous feeds.
@@ -46,9 +45,6 @@ struct lg_recovery {
 	struct lg_mode recommend;
 	// MODE_SET: what the output ran before the compositor's commit
 	const struct lg_mode *previous;
-	// SINK_READ
-	bool sink_unlocked;
-	const struct lg_sink_errors *sink_errors;
 	// Fed while a step ran, to run after it (queue()).
 	struct lg_queued_event queued[QUEUED_MAX];
 	size_t n_queued;
@@ -89,8 +85,6 @@ static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 		.recommended = conn->has_recommended ? &conn->recommended : NULL,
 		.modes = &conn->modes,
 		.known_bad = &conn->known_bad,
-		.sink_unlocked = conn->recovery->sink_unlocked,
-		.sink_errors = conn->recovery->sink_errors,
 		.link_for = conn->impl->choose_link != NULL ? recovery_link_for : NULL,
 		.link_data = conn,
 		.skipped_at = recovery_skipped_at,
@@ -210,16 +204,17 @@ static bool recovery_commit(void *data, const struct lg_action *action) {
 	return ok;
 }
 
+/*
+ * The sink's DPCD, read when the machine asks: a dark link it reports opens
+ * an incident of its own (report_sink_dark()), until the step is over.
+ */
+static bool recovery_read_sink(void *data, bool *unlocked,
+		struct lg_sink_errors *errors) {
+	return sink_read(data, unlocked, errors);
+}
+
 static void handle_timer(void *data) {
-	struct lg_connector *conn = data;
-	struct lg_recovery *recovery = conn->recovery;
-	// A commit held: what the sink trained goes with it (incident, link).
-	// The timer may be due for the hold (the machine's other due time).
-	const struct lg_machine *m = &recovery->driver.machine;
-	if (m->timer == MACHINE_TIMER_SETTLE && m->timer_ms <= lg_now_ms()) {
-		recovery->settled(conn);
-	}
-	recovery_feed(conn, LG_MACHINE_TIMER);
+	recovery_feed(data, LG_MACHINE_TIMER);
 }
 
 static void arm_timer(struct lg_connector *conn, uint32_t ms) {
@@ -261,11 +256,14 @@ static void report_state(struct lg_connector *conn) {
 	lg_conn_log(conn, LG_INFO, "state %s -> %s", lg_link_state_name(conn->state),
 		lg_link_state_name(state));
 	conn->state = state;
-	if (state == LG_LINK_DEGRADED || state == LG_LINK_GOOD) {
+	// An unplug or a disable ends an incident with no link to speak of.
+	bool running = conn->connected && conn->output != NULL &&
+		conn->output->enabled && conn->has_current;
+	if ((state == LG_LINK_DEGRADED || state == LG_LINK_GOOD) && running) {
 		char buf[64];
 		lg_conn_log(conn, LG_INFO, "link held at %s, link-status %s",
-			conn->has_current ? lg_mode_format(&conn->current, buf, sizeof(buf)) :
-			"no mode", lg_link_status_name(conn->link_status));
+			lg_mode_format(&conn->current, buf, sizeof(buf)),
+			lg_link_status_name(conn->link_status));
 	}
 	connector_changed(conn);
 }
@@ -276,7 +274,7 @@ static void report_sink_dark(struct lg_connector *conn, const struct lg_action *
 	lg_conn_log(conn, LG_ERROR, "the sink has lost the link for %u ms with "
 		"link-status GOOD: lanes locked 0x%x of %u, %saligned", action->ms,
 		status->lanes_locked, status->link.lanes, status->aligned ? "" : "not ");
-	// The incident this opens is the sink's (recovery_sink_read() ends it).
+	// The incident this opens is the sink's, until the step is over (stepped()).
 	conn->recovery->incidents.unlocked = true;
 }
 
@@ -370,6 +368,7 @@ static void recovery_act(void *data, const struct lg_action *action) {
 	case LG_ACTION_PROBE:
 	case LG_ACTION_TEST:
 	case LG_ACTION_COMMIT:
+	case LG_ACTION_READ_SINK:
 		return; // the driver's
 	}
 }
@@ -379,17 +378,16 @@ static const struct lg_driver_impl recovery_impl = {
 	.probe = recovery_probe,
 	.test = recovery_test,
 	.commit = recovery_commit,
+	.read_sink = recovery_read_sink,
 	.act = recovery_act,
 };
 
 bool recovery_create(struct lg_connector *conn,
-		void (*settled)(struct lg_connector *conn),
 		void (*gone)(struct lg_connector *conn)) {
 	struct lg_recovery *recovery = calloc(1, sizeof(*recovery));
 	if (recovery == NULL) {
 		return false;
 	}
-	recovery->settled = settled;
 	recovery->gone = gone;
 	lg_timer_init(&recovery->timer, conn->manager->event_loop, handle_timer, conn);
 	lg_driver_init(&recovery->driver, &recovery->config, &recovery_impl, conn);
@@ -412,6 +410,8 @@ void recovery_configure(struct lg_connector *conn) {
 		.backoff_max_ms = options->backoff_max_ms,
 		.link_errors_step_down = options->link_errors_step_down,
 		.sink_settle_ms = options->sink_settle_ms,
+		.read_sink = conn->impl->get_sink_status != NULL,
+		.sink_poll_ms = options->sink_poll_ms,
 		.link_errors_per_min = options->link_errors_per_min,
 	};
 }
@@ -433,6 +433,7 @@ void recovery_destroy(struct lg_connector *conn) {
  */
 static void stepped(struct lg_connector *conn, bool present) {
 	incident_rest(&conn->recovery->incidents);
+	conn->recovery->incidents.unlocked = false;
 	if (!present) {
 		conn->recovery->gone(conn);
 	}
@@ -507,31 +508,6 @@ const struct lg_history *connector_history(const struct lg_connector *conn) {
 
 struct lg_driver *recovery_driver(struct lg_connector *conn) {
 	return &conn->recovery->driver;
-}
-
-void recovery_sink_read(struct lg_connector *conn, bool unlocked,
-		const struct lg_sink_errors *errors) {
-	struct lg_recovery *recovery = conn->recovery;
-	if (recovery->driver.stepping) {
-		// Its facts live only for this call: the next read repeats it.
-		lg_conn_log(conn, LG_DEBUG, "recovery: a sink read during a step, dropped");
-		return;
-	}
-	recovery->sink_unlocked = unlocked;
-	recovery->sink_errors = errors;
-	recovery_feed(conn, LG_MACHINE_SINK_READ);
-	recovery->sink_unlocked = false;
-	recovery->sink_errors = NULL;
-	recovery->incidents.unlocked = false;
-}
-
-uint32_t recovery_unlock_wait(const struct lg_connector *conn, uint64_t now) {
-	const struct lg_machine *m = &conn->recovery->driver.machine;
-	uint64_t wait_until = m->sink_unlocked_ms + m->config->sink_settle_ms;
-	if (!m->sink_unlocked) {
-		return 0;
-	}
-	return wait_until > now ? (uint32_t)(wait_until - now) : 1;
 }
 
 bool recovery_answering(const struct lg_connector *conn) {

@@ -21,6 +21,11 @@ struct lg_driver_impl {
 	bool (*test)(void *data, const struct lg_mode *mode);
 	/* A modeset to action->mode; action->why says what chose it. */
 	bool (*commit)(void *data, const struct lg_action *action);
+	/*
+	 * Reads the sink's DPCD; false when it could not. *unlocked: the sink
+	 * reports a dark link; *errors: the symbol errors it counted.
+	 */
+	bool (*read_sink)(void *data, bool *unlocked, struct lg_sink_errors *errors);
 	/* Every action that needs no answer: timers, reports, the store. */
 	void (*act)(void *data, const struct lg_action *action);
 };

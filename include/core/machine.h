@@ -28,6 +28,15 @@
 #define MACHINE_MAX_FAILED 16
 /* The sink's symbol errors are judged over a minute at most. */
 #define MACHINE_ERRORS_WINDOW_MS 60000
+/*
+ * For MACHINE_WATCHFUL_POLLS x sink_poll_ms after a hotplug or a modeset
+ * (a minute by default) the sink is read every sink_poll_ms, then every
+ * MACHINE_IDLE_POLLS x. A failed read waits MACHINE_IDLE_POLLS x, twice
+ * as long for each failure in a row, up to MACHINE_MAX_BACKOFF x that.
+ */
+#define MACHINE_WATCHFUL_POLLS 12
+#define MACHINE_IDLE_POLLS 6
+#define MACHINE_MAX_BACKOFF 8
 
 struct lg_machine_config {
 	enum lg_policy policy;
@@ -40,6 +49,8 @@ struct lg_machine_config {
 	bool link_errors_step_down; // symbol errors above the threshold: step down
 	uint32_t link_errors_per_min; // the threshold per lane; 0: the link's BER
 	uint32_t sink_settle_ms; // lanes unlocked at reads this far apart: dark
+	bool read_sink; // the backend reads the sink's DPCD (READ_SINK)
+	uint32_t sink_poll_ms; // 0: the sink is read only after events
 };
 
 void lg_machine_config_defaults(struct lg_machine_config *config);
@@ -50,6 +61,7 @@ enum lg_machine_event_type {
 	LG_MACHINE_PROBED, // result of LG_ACTION_PROBE: ok, modes_changed
 	LG_MACHINE_COMMITTED, // result of LG_ACTION_COMMIT: ok
 	LG_MACHINE_TIMER, // the timer fired: what is due at facts.now_ms runs
+	LG_MACHINE_HOTPLUG, // a hotplug event read link-status GOOD
 	LG_MACHINE_PLUG, // a sink was connected
 	LG_MACHINE_UNPLUG, // the sink left
 	LG_MACHINE_SINK_SWAP, // another monitor on the connector
@@ -61,7 +73,10 @@ enum lg_machine_event_type {
 	LG_MACHINE_OUTPUT_GONE, // the output was destroyed
 	LG_MACHINE_OUTPUT_DISABLED, // the compositor disabled the output
 	LG_MACHINE_MODE_SET, // the compositor committed a mode; REQUESTED if its own
-	/* The sink's DPCD was read: facts.sink_unlocked and sink_errors. */
+	/*
+	 * Result of LG_ACTION_READ_SINK: facts.sink_unlocked and sink_errors
+	 * (NULL: the read failed).
+	 */
 	LG_MACHINE_SINK_READ,
 };
 
@@ -127,6 +142,7 @@ enum lg_action_type {
 	LG_ACTION_PROBE, // forced probe; answer with PROBED
 	LG_ACTION_TEST, // atomic test of mode; answer with TESTED
 	LG_ACTION_COMMIT, // modeset to mode with link-status GOOD; COMMITTED
+	LG_ACTION_READ_SINK, // read the sink's DPCD; answer with SINK_READ
 	LG_ACTION_DISABLE, // turn the output off
 	LG_ACTION_ARM_TIMER, // (re)arm the one timer: ms; 0 cancels it
 	LG_ACTION_STATE, // the state changed: tell clients
@@ -148,7 +164,7 @@ enum lg_action_type {
 	LG_ACTION_ERROR_RATES,
 };
 
-/* At most one action that awaits an answer (PROBE, TEST, COMMIT), last. */
+/* At most one action that awaits an answer (PROBE, TEST, COMMIT, READ_SINK): last. */
 #define MACHINE_MAX_ACTIONS 12
 
 struct lg_action {
@@ -226,9 +242,9 @@ struct lg_machine {
 	size_t order_len, order_cap, order_next;
 	uint32_t tests;
 
-	// The plan's timer, due at timer_ms, and the hold (known-bad
-	// modes): the one timer the driver arms is for the earlier, armed_ms
-	// (0: none). now_ms: the step's time.
+	// The plan's timer, due at timer_ms, the hold (known-bad modes)
+	// and the sink's next read: the one timer the driver arms is for the
+	// earliest, armed_ms (0: none). now_ms: the step's time.
 	enum machine_timer timer;
 	uint64_t timer_ms, armed_ms, now_ms;
 	// The mode that runs at rest since hold_ms - settle_ms: at hold_ms
@@ -236,6 +252,10 @@ struct lg_machine {
 	bool holding;
 	struct lg_mode hold_mode;
 	uint64_t hold_ms;
+	// The sink's next read is due at read_ms (0: none); changed_ms: the
+	// last hotplug or modeset; failed_reads: in a row
+	uint64_t read_ms, changed_ms;
+	uint32_t failed_reads;
 
 	// P2: when linkguard's last modesets were (ring), and the backoff
 	uint64_t modeset_ms[MACHINE_BUDGET_MODESETS];

@@ -14,13 +14,10 @@ struct lg_incidents;
 struct wlr_output_state;
 
 /*
- * settled: called when a commit held for settle_ms, before the machine hears
- * of it, so that what the sink trained goes with it (sink_settled()).
  * gone: unplugs the connector when a forced probe found its sink gone,
  * once the step that probed is over (lg_connector_set_connected()).
  */
 bool recovery_create(struct lg_connector *conn,
-	void (*settled)(struct lg_connector *conn),
 	void (*gone)(struct lg_connector *conn));
 /* The machine takes conn->options from its next event on. */
 void recovery_configure(struct lg_connector *conn);
@@ -30,19 +27,6 @@ void recovery_feed(struct lg_connector *conn, enum lg_machine_event_type type);
 struct lg_driver *recovery_driver(struct lg_connector *conn);
 /* The answer to a commit the driver deferred (several connectors at once). */
 void recovery_committed(struct lg_connector *conn, bool ok);
-/*
- * The sink was read: unlocked, whether it reports a dark link (lanes not
- * locked or not aligned, the output enabled, link-status GOOD), and the
- * symbol errors it counted (NULL: the read failed). The machine decides
- * when that is a lost link or a degraded one.
- */
-void recovery_sink_read(struct lg_connector *conn, bool unlocked,
-	const struct lg_sink_errors *errors);
-/*
- * How long until the sink, read unlocked, may be judged dark by the next
- * read; 0: no read waits for that.
- */
-uint32_t recovery_unlock_wait(const struct lg_connector *conn, uint64_t now);
 /* A BAD that no commit has answered yet. */
 bool recovery_answering(const struct lg_connector *conn);
 /* No timer armed: nothing pending for this connector. */

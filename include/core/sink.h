@@ -2,23 +2,24 @@
 #define CORE_SINK_H
 
 /*
- * src/sink.c: the sink's own view of its link, from its DPCD, read once the
- * link settled after a hotplug or a modeset, and then polled.
+ * src/sink.c: the sink's own view of its link, from its DPCD, read when the
+ * state machine asks (LG_ACTION_READ_SINK).
  */
 
 #include <stdbool.h>
+#include <core/machine.h>
 
 struct lg_connector;
 
-bool sink_create(struct lg_connector *conn);
-void sink_destroy(struct lg_connector *conn);
-/* A hotplug event: read once the link settled. */
-void sink_hotplug(struct lg_connector *conn);
-/* A modeset (or a disable) was committed: read again once it settled. */
-void sink_modeset(struct lg_connector *conn);
-/* The link held for settle_ms: read it now, unless read since the change. */
-void sink_settled(struct lg_connector *conn);
-/* The output or the sink is gone: no reads, nothing known. */
+/*
+ * Reads the sink into the connector (connector_changed() when a client
+ * sees a difference); false when it could not. *unlocked: a dark link
+ * (lanes not locked or not aligned, the output enabled, link-status GOOD);
+ * *errors: the symbol errors counted since the read before, none of a
+ * 128b/132b link (not decoded).
+ */
+bool sink_read(struct lg_connector *conn, bool *unlocked, struct lg_sink_errors *errors);
+/* The output or the sink is gone: nothing is known. */
 void sink_stop(struct lg_connector *conn);
 
 #endif

@@ -76,7 +76,9 @@ struct lg_connector {
 	struct wl_listener output_commit;
 	struct wl_listener output_destroy;
 	struct lg_recovery *recovery; // the state machine and its driver
-	struct lg_sink *sink; // the sink's DPCD reads
+	// unused since the state machine schedules the sink's reads: kept
+	// for the ABI until the next soname
+	struct lg_sink *sink;
 	bool committing; // inside linkguard's own commit
 	bool relighting; // off for a moment, so that its mode retrains
 	bool has_recommended, has_last_placement;

@@ -482,6 +482,35 @@ static void watch(const char *text, enum lg_log_importance importance) {
 }
 
 /*
+ * "link held" is said of a link that runs a mode: after a recovery that
+ * held, not after the sink left during one (the unplug ends the incident,
+ * state good, with no link to speak of).
+ */
+static void test_unplug_says_no_link_held(void) {
+	struct lg_options options;
+	lg_options_init(&options);
+	options.settle_ms = 10;
+	struct replay_bed f;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	watch("link held", LG_INFO);
+	replay_lower_link(rc, 300000);
+	replay_uevent(&f.replay, 42);
+	harness_dispatch_for(&f.h, 100); // the settle timer
+	check_int_eq(conn_of(&f, 42)->state, LG_LINK_DEGRADED);
+	check_int_eq(log_hits, 1);
+	replay_lower_link(rc, 100000);
+	rc->gone_on_probe = true;
+	replay_uevent(&f.replay, 42);
+	check(!conn_of(&f, 42)->connected);
+	check_int_eq(conn_of(&f, 42)->state, LG_LINK_GOOD);
+	check_int_eq(log_hits, 1);
+	watch(NULL, LG_SILENT);
+	replay_bed_finish(&f);
+}
+
+/*
  * A retry once linkguard's modeset budget is spent cannot commit: it says
  * so at once, without a forced probe or a test (the bench's recoveries
  * counted the probe of that retry as a recovery's second).
@@ -874,6 +903,7 @@ int main(void) {
 	run_test(test_bare_hotplug_touches_only_bad);
 	run_test(test_mst_three_bad_at_once);
 	run_test(test_disconnected_at_probe);
+	run_test(test_unplug_says_no_link_held);
 	run_test(test_probe_returns_no_mode);
 	run_test(test_missing_property);
 	run_test(test_cascade);

@@ -32,8 +32,6 @@ static void world_facts(void *data, struct lg_machine_facts *facts) {
 		.recommended = w->has_recommend ? &w->recommend : NULL,
 		.modes = &w->modes,
 		.known_bad = &w->known_bad,
-		.sink_unlocked = w->sink_unlocked,
-		.sink_errors = w->feeding == LG_MACHINE_SINK_READ ? &w->read_errors : NULL,
 		.link_for = world_link_for,
 		.link_data = w,
 	};
@@ -53,6 +51,13 @@ static bool traced(const struct world *w, const char *what, const struct lg_mode
 
 static enum lg_probe_result world_probe(void *data, bool *changed) {
 	struct world *w = data;
+	if (w->gone_at_probe) {
+		// The sink left: the step ends unanswered, and the unplug is
+		// fed once it is over (feed()), as src/recovery.c does.
+		w->gone_at_probe = false;
+		traced(w, "probe: gone", NULL, false);
+		return LG_PROBE_GONE;
+	}
 	struct lg_mode_list list;
 	lg_mode_list_init(&list);
 	bool ok = traced(w, "probe", NULL, w->connected && sim_link_probe(&w->link, &list));
@@ -82,12 +87,29 @@ static void mark_fault(struct world *w) {
 	w->fault_in_feed = true;
 }
 
-/* A modeset, or the output gone: the sink is read afresh once it settled. */
+/* A modeset, or the output gone: what the sink reported before is past. */
 static void forget_sink_reads(struct world *w) {
 	w->dark_read_at = WORLD_NEVER;
-	w->sink_read_at = WORLD_NEVER;
 	w->errors_discard = true; // the next read counts the training
 	w->window_at = WORLD_NEVER;
+}
+
+/* An output that runs: its sink may be read. */
+static bool output_on(const struct world *w) {
+	return w->connected && w->has_output && w->enabled;
+}
+
+/*
+ * A hotplug event or a modeset (a commit, failed or not): the link trains,
+ * and the machine reads the sink settle_ms later, not before.
+ */
+static void link_changed(struct world *w) {
+	w->changed_at = w->now;
+	w->read_due_at = output_on(w) ? w->now + (w->config.settle_ms > 0 ?
+		w->config.settle_ms : 1) : WORLD_NEVER;
+	if (!output_on(w)) {
+		w->failed_reads = 0;
+	}
 }
 
 /* P2: linkguard's modesets in any window of the budget; P7 after the last fault. */
@@ -248,6 +270,7 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	}
 	if (w->fail_next_commit || !w->connected) {
 		w->fail_next_commit = false;
+		link_changed(w);
 		note_failed(w, mode, oracle_link(w, mode));
 		if (w->has_current && lg_mode_equal(mode, &w->current)) {
 			w->hold_at = WORLD_NEVER; // it holds from its last failure
@@ -269,7 +292,9 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	w->has_current = true;
 	w->enabled = true;
 	w->committed_in_run = true;
+	w->bad_unanswered = false;
 	forget_sink_reads(w);
+	link_changed(w);
 	w->stored = *mode; // through request_state, as the preload commits
 	w->has_stored = true;
 	train(w, mode);
@@ -363,19 +388,20 @@ static void world_act(void *data, const struct lg_action *action) {
 		w->got_rates = true;
 		w->got_verdict = action->verdict;
 		w->got_over = action->over;
-		if (w->feeding != LG_MACHINE_SINK_READ) {
+		if (!w->reading) {
 			violate(w, "sink error verdict", "a verdict without a read");
 		}
 		return;
 	case LG_ACTION_SINK_DARK:
 		w->dark_reported = true;
-		if (w->feeding != LG_MACHINE_SINK_READ) {
+		if (!w->reading) {
 			violate(w, "sink unlock debounce", "a dark link reported without a read");
 		}
 		return;
 	case LG_ACTION_DISABLE:
 		record_modeset(w);
 		forget_sink_reads(w);
+		w->read_due_at = WORLD_NEVER;
 		if (w->modes.len > 0) {
 			violate(w, "P1 never dark", "disabled while the kernel lists modes");
 		}
@@ -414,11 +440,15 @@ static void world_act(void *data, const struct lg_action *action) {
 	}
 }
 
+static bool world_read_sink(void *data, bool *unlocked, struct lg_sink_errors *errors);
+static void judge_read(struct world *w);
+
 static const struct lg_driver_impl world_impl = {
 	.facts = world_facts,
 	.probe = world_probe,
 	.test = world_test,
 	.commit = world_commit,
+	.read_sink = world_read_sink,
 	.act = world_act,
 };
 
@@ -447,17 +477,12 @@ static bool verdict_due(const struct world *w) {
 }
 
 /*
- * What the sink monitor will do, from the link as it is now: read a dark
- * link once it settled, a link read unlocked once more, and a link whose
- * error verdict is due.
+ * Reads that matter, from the link as it is now: of a dark link, of a link
+ * read unlocked once, of a link whose error verdict is due. The others
+ * find what the last one found.
  */
-static void watch_sink(struct world *w) {
-	bool wanted = sink_dark(w) || w->dark_read_at != WORLD_NEVER || verdict_due(w);
-	if (!wanted) {
-		w->sink_read_at = WORLD_NEVER;
-	} else if (w->sink_read_at == WORLD_NEVER) {
-		w->sink_read_at = w->now + w->config.settle_ms;
-	}
+static bool read_wanted(const struct world *w) {
+	return sink_dark(w) || w->dark_read_at != WORLD_NEVER || verdict_due(w);
 }
 
 /*
@@ -496,18 +521,19 @@ static void feed(struct world *w, enum lg_machine_event_type type) {
 			lg_machine_event_name(type));
 	}
 	w->committed_in_run = false;
-	// A read of the sink is a fault once it shows a dark link or brings
-	// a verdict.
-	bool fault = type == LG_MACHINE_SINK_READ ? w->expect_dark || w->expect_verdict :
-		type != LG_MACHINE_TIMER;
-	if (fault) {
+	if (type != LG_MACHINE_TIMER) {
 		mark_fault(w);
 	}
 	w->feeding = type;
 	w->fault_in_feed = false;
-	lg_driver_feed(&w->driver, type);
-	watch_sink(w);
+	bool present = lg_driver_feed(&w->driver, type);
+	if (w->reading) {
+		judge_read(w);
+	}
 	watch_hold(w);
+	if (!present) {
+		world_unplug(w);
+	}
 }
 
 void world_init(struct world *w, const char *sink) {
@@ -515,7 +541,7 @@ void world_init(struct world *w, const char *sink) {
 		.timer_at = WORLD_NEVER,
 		.hotplug_at = WORLD_NEVER,
 		.kernel_retry_at = WORLD_NEVER,
-		.sink_read_at = WORLD_NEVER,
+		.read_due_at = WORLD_NEVER,
 		.dark_read_at = WORLD_NEVER,
 		.window_at = WORLD_NEVER,
 		.hold_at = WORLD_NEVER,
@@ -523,6 +549,8 @@ void world_init(struct world *w, const char *sink) {
 	};
 	lg_machine_config_defaults(&w->config);
 	w->config.link_errors_step_down = true;
+	w->config.read_sink = true;
+	w->config.sink_poll_ms = WORLD_SINK_POLL_MS;
 	w->oracle_policy = w->config.policy;
 	lg_driver_init(&w->driver, &w->config, &world_impl, w);
 	lg_mode_list_init(&w->modes);
@@ -553,10 +581,15 @@ void world_finish(struct world *w) {
 
 /* As backend/drm: a uevent for the connector, link-status read. */
 static void hotplug(struct world *w) {
-	if (!w->connected || !w->has_output || w->session_away ||
-			w->link.status != LG_LINK_STATUS_BAD) {
+	if (!w->connected || !w->has_output || w->session_away) {
 		return;
 	}
+	link_changed(w);
+	if (w->link.status != LG_LINK_STATUS_BAD) {
+		feed(w, LG_MACHINE_HOTPLUG);
+		return;
+	}
+	w->bad_unanswered = true;
 	// P3 evidence: a BAD at a link the kernel did not lower, at a mode
 	// it still takes.
 	if (w->link.trained && w->has_current &&
@@ -583,7 +616,6 @@ void world_set_cable(struct world *w, const struct lg_link_params *cable) {
 	} else if (result == SIM_LOWERED) {
 		w->hotplug_at = w->now + 1;
 	}
-	watch_sink(w);
 }
 
 void world_reject_all(struct world *w, bool on) {
@@ -592,25 +624,11 @@ void world_reject_all(struct world *w, bool on) {
 }
 
 void world_lose_lock(struct world *w, uint32_t above_mbps) {
-	// Dark again at the mode within the flap window, retrained or not:
-	// the spec lets the machine step down from it.
-	bool dark = w->link.trained && w->has_current && sim_link_sink_locked(&w->link);
-	if (dark && w->has_dark && lg_mode_equal(&w->dark_mode, &w->current) &&
-			w->now - w->dark_at <= w->config.flap_window_ms) {
-		note_unheld(w, w->current.clock_khz);
-	}
-	if (dark) {
-		w->has_dark = true;
-		w->dark_mode = w->current;
-		w->dark_at = w->now;
-	}
 	sim_link_lose_lock(&w->link, above_mbps);
-	watch_sink(w);
 }
 
 void world_set_errors(struct world *w, uint32_t per_min) {
 	sim_link_set_errors(&w->link, per_min);
-	watch_sink(w);
 }
 
 void world_heal(struct world *w) {
@@ -624,6 +642,7 @@ void world_unplug(struct world *w) {
 	}
 	sim_link_unplug(&w->link);
 	forget_sink_reads(w);
+	w->bad_unanswered = false;
 	w->verdict_sent = false; // nothing known of the next sink's errors
 	w->link_errors = false;
 	w->connected = false;
@@ -638,6 +657,7 @@ void world_unplug(struct world *w) {
 	w->has_recommend = false;
 	w->enabled = false;
 	w->has_current = false;
+	link_changed(w); // no read until another output runs
 	feed(w, LG_MACHINE_OUTPUT_GONE);
 }
 
@@ -673,7 +693,9 @@ static void enable(struct world *w, const struct lg_mode *mode) {
 	w->enabled = true;
 	w->stored = *mode;
 	w->has_stored = true;
+	w->bad_unanswered = false;
 	forget_sink_reads(w);
+	link_changed(w);
 	train(w, mode);
 	feed(w, LG_MACHINE_MODE_SET);
 	w->has_previous = false;
@@ -697,6 +719,7 @@ static void plug(struct world *w, const char *name, bool at_stored) {
 	}
 	sim_link_plug(&w->link, sink);
 	w->connected = true;
+	link_changed(w);
 	feed(w, LG_MACHINE_PLUG);
 	if (before != NULL && before != sink) {
 		// Another monitor (lg_connector_set_description): nothing asked
@@ -704,6 +727,7 @@ static void plug(struct world *w, const char *name, bool at_stored) {
 		w->has_requested = false;
 		w->has_last_fallback = false;
 		lg_mode_list_clear(&w->known_bad);
+		w->bad_unanswered = false;
 		feed(w, LG_MACHINE_SINK_SWAP);
 	}
 	w->has_output = true;
@@ -783,14 +807,11 @@ void world_disable(struct world *w) {
 	w->has_current = false;
 	sim_link_off(&w->link);
 	forget_sink_reads(w);
+	link_changed(w);
+	w->bad_unanswered = false;
 	feed(w, LG_MACHINE_OUTPUT_DISABLED);
 }
 
-/*
- * The sink is read: lanes unlocked at two reads the sink settle time apart,
- * with no modeset between, are a dark link the machine must report at the
- * second, and never before.
- */
 /*
  * What the counters hold at a read: errors_per_min x the time since the
  * read before, on each trained lane of an 8b/10b link (whole errors since
@@ -855,20 +876,70 @@ static void judge_errors(struct world *w) {
 	}
 }
 
-static void read_sink(struct world *w) {
-	// As src/sink.c: no read of a disabled output; none of a BAD link,
-	// read again at the next poll.
-	if (!w->connected || !w->has_output || !w->enabled || w->session_away) {
-		return;
+/*
+ * The wait before the next read: sink_poll_ms for a while after a change,
+ * then longer; longer still after failed reads.
+ */
+static uint64_t poll_wait(const struct world *w) {
+	uint64_t poll_ms = w->config.sink_poll_ms;
+	uint64_t polls = w->now - w->changed_at < WORLD_WATCHFUL_POLLS * poll_ms ?
+		1 : WORLD_IDLE_POLLS;
+	if (w->failed_reads > 0) {
+		polls = WORLD_IDLE_POLLS;
+		for (uint32_t i = 1; i < w->failed_reads && polls < WORLD_MAX_BACKOFF_POLLS; i++) {
+			polls *= 2;
+		}
 	}
-	if (w->link.status != LG_LINK_STATUS_GOOD) {
-		w->sink_read_at = w->now + WORLD_SINK_POLL_MS;
-		return;
+	return polls * poll_ms;
+}
+
+/*
+ * The sink read schedule, from the world's facts: a read only of an output
+ * that runs, its session ours, never between a BAD and the commit that
+ * answers it, never within settle_ms of a hotplug or a modeset, and at
+ * the poll cadence, neither sooner nor later.
+ */
+static void check_read(struct world *w) {
+	if (!output_on(w) || w->session_away) {
+		violate(w, "sink read schedule", "a read of an output that is off, "
+			"gone or not the session's");
+	} else if (w->bad_unanswered) {
+		violate(w, "sink read schedule", "a read between a BAD and the commit "
+			"that answers it");
+	} else if (w->now < w->changed_at + w->config.settle_ms) {
+		violate(w, "sink read schedule", "a read within settle_ms of a hotplug "
+			"or a modeset");
+	} else if (w->now != w->read_due_at) {
+		violate(w, "sink read schedule", "a read off the poll cadence");
+	}
+}
+
+/*
+ * The machine's READ_SINK: what the sink reports, with what the machine
+ * must make of it (judge_read(), once its answer ran). As src/sink.c, a
+ * link the kernel reports BAD is not read (no AUX): a failed read.
+ */
+static bool world_read_sink(void *data, bool *unlocked, struct lg_sink_errors *errors) {
+	struct world *w = data;
+	check_read(w);
+	w->reading = true;
+	w->expect_dark = false;
+	w->expect_rates = false;
+	w->expect_verdict = false;
+	w->dark_reported = false;
+	w->got_rates = false;
+	w->got_verdict = false;
+	*unlocked = false;
+	bool read = w->connected && w->link.status == LG_LINK_STATUS_GOOD;
+	w->failed_reads = read ? 0 : w->failed_reads + (w->failed_reads < 8);
+	if (!read) {
+		w->dark_read_at = WORLD_NEVER; // the debounce starts over
+		w->read_due_at = w->now + poll_wait(w);
+		return false;
 	}
 	count_errors(w);
 	judge_errors(w);
 	bool dark = sink_dark(w);
-	w->expect_dark = false;
 	if (!dark) {
 		w->dark_read_at = WORLD_NEVER;
 	} else if (w->dark_read_at == WORLD_NEVER) {
@@ -877,17 +948,38 @@ static void read_sink(struct world *w) {
 		w->expect_dark = true;
 		w->dark_read_at = WORLD_NEVER; // a report starts over
 	}
-	if (dark) {
-		w->sink_read_at = w->now + w->config.sink_settle_ms;
-	} else if (verdict_due(w)) {
-		w->sink_read_at = w->now + WORLD_SINK_POLL_MS;
+	// The machine sees a loss at the read that reports it: dark again
+	// there at the same mode within the flap window, retrained or not,
+	// the spec lets it step down from that mode.
+	if (w->expect_dark && w->has_dark && lg_mode_equal(&w->dark_mode, &w->current) &&
+			w->now - w->dark_at <= w->config.flap_window_ms) {
+		note_unheld(w, w->current.clock_khz);
 	}
-	w->sink_unlocked = dark;
-	w->dark_reported = false;
-	w->got_rates = false;
-	w->got_verdict = false;
-	feed(w, LG_MACHINE_SINK_READ);
-	w->sink_unlocked = false;
+	if (w->expect_dark) {
+		w->has_dark = true;
+		w->dark_mode = w->current;
+		w->dark_at = w->now;
+	}
+	// Sooner while a second unlocked read is awaited.
+	uint64_t unlocked_at = w->dark_read_at + w->config.sink_settle_ms;
+	w->read_due_at = w->now + (w->dark_read_at == WORLD_NEVER ? poll_wait(w) :
+		unlocked_at > w->now ? unlocked_at - w->now : 1);
+	// A read is a fault once it shows a dark link or brings a verdict.
+	if (w->expect_dark || w->expect_verdict) {
+		mark_fault(w);
+	}
+	*unlocked = dark;
+	*errors = w->read_errors;
+	return true;
+}
+
+/*
+ * Lanes unlocked at two reads the sink settle time apart, with no modeset
+ * between, are a dark link the machine must report at the second, and
+ * never before; the rates and the verdict are the counts the reads found.
+ */
+static void judge_read(struct world *w) {
+	w->reading = false;
 	if (w->dark_reported != w->expect_dark) {
 		violate(w, "sink unlock debounce", w->expect_dark ?
 			"unlocked at two reads the sink settle time apart, not reported" :
@@ -902,9 +994,27 @@ static void read_sink(struct world *w) {
 	w->expect_verdict = false;
 }
 
+/*
+ * A read was due and none came: right while a BAD waits for its commit or
+ * the session is away (the machine tries again at the next poll), wrong
+ * otherwise.
+ */
+static void read_missed(struct world *w) {
+	if (!output_on(w)) {
+		w->read_due_at = WORLD_NEVER;
+		return;
+	}
+	if (w->bad_unanswered || w->session_away) {
+		w->read_due_at = w->now + poll_wait(w);
+		return;
+	}
+	violate(w, "sink read schedule", "a read due at the poll cadence did not come");
+	w->read_due_at = WORLD_NEVER;
+}
+
 static uint64_t next_due(const struct world *w) {
 	const uint64_t at[] = {
-		w->timer_at, w->hotplug_at, w->kernel_retry_at, w->sink_read_at, w->hold_at,
+		w->timer_at, w->hotplug_at, w->kernel_retry_at, w->read_due_at, w->hold_at,
 	};
 	uint64_t due = WORLD_NEVER;
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
@@ -927,7 +1037,6 @@ static void run_due(struct world *w) {
 		if (result == SIM_LOWERED) {
 			w->hotplug_at = w->now + 1;
 		}
-		watch_sink(w);
 		return;
 	}
 	if (w->hotplug_at <= w->now) {
@@ -945,9 +1054,8 @@ static void run_due(struct world *w) {
 		held(w);
 		return;
 	}
-	if (w->sink_read_at <= w->now) {
-		w->sink_read_at = WORLD_NEVER;
-		read_sink(w);
+	if (w->read_due_at <= w->now) {
+		read_missed(w);
 		return;
 	}
 }
@@ -981,13 +1089,22 @@ void world_advance(struct world *w, uint64_t ms) {
 
 void world_settle(struct world *w, uint64_t max_ms) {
 	uint64_t end = w->now + max_ms;
-	for (int guard = 0; guard < 100000 && next_due(w) <= end; guard++) {
+	for (int guard = 0; guard < 100000 && !world_idle(w) && next_due(w) <= end;
+			guard++) {
 		world_tick(w);
 	}
 }
 
+/*
+ * Nothing more will change: no kernel event, no hold or plan of the
+ * machine's pending, no read that matters. The machine's one timer may
+ * still be armed, for a poll of the sink that finds what the last found.
+ */
 bool world_idle(const struct world *w) {
-	return next_due(w) == WORLD_NEVER;
+	const struct lg_machine *m = &w->driver.machine;
+	return w->hotplug_at == WORLD_NEVER && w->kernel_retry_at == WORLD_NEVER &&
+		w->hold_at == WORLD_NEVER && m->timer == MACHINE_TIMER_NONE &&
+		!(m->holding && m->hold_ms != 0) && !read_wanted(w);
 }
 
 bool world_mode_fits(const struct world *w) {
@@ -1013,7 +1130,7 @@ void world_check_now(struct world *w) {
 		dark = true;
 	}
 	if (w->connected && w->has_output && !w->session_away && fits && dark &&
-			!w->link.retrain_disabled && next_due(w) == WORLD_NEVER &&
+			!w->link.retrain_disabled && world_idle(w) &&
 			w->config.recover) {
 		violate(w, "P1 never dark", "dark with a mode that fits and nothing scheduled");
 	}

@@ -18,10 +18,15 @@
 #define WORLD_NEVER UINT64_MAX
 #define WORLD_MAX_COMMITS 64
 /*
- * The sink monitor of src/sink.c: its reads every sink_poll_ms by default
- * while a verdict on symbol errors is due, judged over a minute at most.
+ * The sink's reads: settle_ms after every hotplug or modeset, then every
+ * sink_poll_ms for WORLD_WATCHFUL_POLLS polls, then every WORLD_IDLE_POLLS;
+ * a failed read doubles the wait from WORLD_IDLE_POLLS x, up to
+ * WORLD_MAX_BACKOFF_POLLS x. Symbol errors are judged over a minute at most.
  */
 #define WORLD_SINK_POLL_MS 5000
+#define WORLD_WATCHFUL_POLLS 12
+#define WORLD_IDLE_POLLS 6
+#define WORLD_MAX_BACKOFF_POLLS 48
 #define WORLD_ERRORS_WINDOW_MS 60000
 /*
  * P7: at most this many of linkguard's modesets after the last fault (the
@@ -60,6 +65,7 @@ struct world {
 	bool has_previous;
 	struct lg_mode previous;
 	bool fail_next_commit; // fault: the next commit fails after its test
+	bool gone_at_probe; // fault: the sink leaves as the next forced probe runs
 	bool has_recommend; // until the compositor's commit
 	struct lg_mode recommend;
 	enum lg_retry_result retry_result;
@@ -67,11 +73,14 @@ struct world {
 	uint64_t timer_at; // the machine's timer
 	uint64_t hotplug_at; // the kernel's uevent after link-status BAD
 	uint64_t kernel_retry_at; // i915's retry at the same parameters
-	// The sink's next read (src/sink.c), while its link is dark, it was
-	// last read unlocked or an error verdict is due: the settle time after
-	// a change, then the sink settle time apart (unlocked), or the poll
-	uint64_t sink_read_at;
-	bool sink_unlocked; // the read being fed found the link dark
+	// The sink's read schedule, from the world's facts: the last hotplug
+	// or modeset, a BAD fed that no commit or modeset answered yet, the
+	// failed reads in a row, and when the machine must read next
+	// (WORLD_NEVER: no read may come)
+	uint64_t changed_at, read_due_at;
+	bool bad_unanswered;
+	uint32_t failed_reads;
+	bool reading; // the machine's READ_SINK was answered in this run
 	// The unlock debounce, from the reads: the first since the last
 	// modeset that found the sink unlocked; the read being fed is the
 	// second, the sink settle time after it: the machine must report it
@@ -107,7 +116,7 @@ struct world {
 	// the lowest clock of a mode the sink did not hold, or erred at, right
 	// after it trained; 0: none since the last replug or retry
 	uint32_t unheld_khz;
-	bool has_dark; // the sink lost lock at dark_mode at dark_at
+	bool has_dark; // a read reported the sink's lost lock at dark_mode at dark_at
 	struct lg_mode dark_mode;
 	uint64_t dark_at;
 	uint32_t flapping_reports, fallbacks, failures, same_mode_commits;

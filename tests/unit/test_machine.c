@@ -16,7 +16,7 @@
 #include "test.h"
 
 /*
- * The longest sequences: 6 (49,659,540 sequences); the sanitizer legs, ten
+ * The longest sequences: 6 (67,368,420 sequences); the sanitizer legs, ten
  * times slower, ask for 5 with --depth 5.
  */
 #define MAX_DEPTH 6
@@ -52,6 +52,7 @@ enum letter {
 	REPLUG_STORED, // the same, the compositor starting it at its stored mode (sway)
 	RETRY, // a client's retry
 	COMMIT_FAILS, // the next commit fails after its test passed
+	GONE_AT_PROBE, // the sink leaves as the next forced probe runs: it answers gone
 	VT_SWITCH, // the session leaves, the link glitches, the session is back
 	REJECT, // the kernel's atomic check refuses every mode, or again takes them
 	// the compositor sets a mode itself (a user's output command): 4K60,
@@ -67,7 +68,8 @@ enum letter {
 static const char *const letter_names[] = {
 	"glitch", "cable-hbr", "cable-hbr2x2", "cable-hbr3x2", "burst", "heal",
 	"tick", "quiet",
-	"replug", "replug-stored", "retry", "commit-fails", "vt-switch", "reject",
+	"replug", "replug-stored", "retry", "commit-fails", "gone-at-probe", "vt-switch",
+	"reject",
 	"user-mode", "late-request", "dark", "dark-once", "errors",
 };
 
@@ -121,6 +123,9 @@ static void apply(struct world *w, enum letter letter) {
 		break;
 	case COMMIT_FAILS:
 		w->fail_next_commit = true;
+		break;
+	case GONE_AT_PROBE:
+		w->gone_at_probe = true;
 		break;
 	case VT_SWITCH:
 		world_vt_switch(w);
@@ -398,6 +403,77 @@ static void test_sink_unlock_debounce(void) {
 	stepper_finish(&s);
 }
 
+/* Whether the machine's timer at now_ms asks for a read of the sink. */
+static bool asks_read(struct stepper *s, uint64_t now_ms) {
+	return step(s, LG_MACHINE_TIMER, now_ms, LG_ACTION_READ_SINK) != NULL;
+}
+
+/* The answer to a read, ok or failed: how long until the next (0: none armed). */
+static uint32_t next_read(struct stepper *s, bool ok, uint64_t now_ms) {
+	struct lg_sink_errors none = { .rate_mbps = 5400 };
+	s->facts.sink_errors = ok ? &none : NULL;
+	const struct lg_action *armed = step(s, LG_MACHINE_SINK_READ, now_ms,
+		LG_ACTION_ARM_TIMER);
+	s->facts.sink_errors = NULL;
+	return armed != NULL ? armed->ms : 0;
+}
+
+/*
+ * The sink's read schedule as single steps: settle_ms after a modeset or a
+ * hotplug event, not before; then every sink_poll_ms, 6 x on a link quiet
+ * for 12 polls; a failed read waits 6 x, doubling up to 48 x; no read while a
+ * BAD waits for the commit that answers it, nor of an output turned off.
+ */
+static void test_sink_read_schedule(void) {
+	struct stepper s;
+	stepper_init(&s, &uhd60);
+	s.config.read_sink = true;
+	s.config.sink_poll_ms = 1000;
+	uint32_t settle = s.config.settle_ms;
+	step(&s, LG_MACHINE_MODE_SET, 1000, LG_ACTION_ARM_TIMER);
+	check(!asks_read(&s, 1000 + settle - 1));
+	check(asks_read(&s, 1000 + settle));
+	uint64_t now = 1000 + settle;
+	check_int_eq(next_read(&s, true, now), 1000);
+	step(&s, LG_MACHINE_HOTPLUG, now + 600, LG_ACTION_ARM_TIMER);
+	check(!asks_read(&s, now + 1000)); // within settle_ms of the hotplug
+	now += 600 + settle;
+	// 12 polls after the hotplug, then 6 x as far apart.
+	for (int i = 0; i < 13; i++, now += 1000) {
+		uint32_t wait = i < 12 ? 1000 : 6000;
+		check(asks_read(&s, now));
+		check_int_eq(next_read(&s, true, now), wait);
+	}
+	now += 5000;
+	check(asks_read(&s, now));
+	check_int_eq(next_read(&s, false, now), 6000);
+	now += 6000;
+	check(asks_read(&s, now));
+	check_int_eq(next_read(&s, false, now), 12000);
+	// Up to 48 x after the fourth failure in a row.
+	for (uint32_t wait = 12000; wait <= 48000; wait *= 2) {
+		now += wait;
+		check(asks_read(&s, now));
+		uint32_t next = wait < 48000 ? 2 * wait : 48000;
+		check_int_eq(next_read(&s, false, now), next);
+	}
+	now += 48000;
+	check(asks_read(&s, now));
+	check_int_eq(next_read(&s, true, now), 6000);
+	now += 6000;
+	// A BAD no commit answers (recovery off): the poll passes unread.
+	s.config.recover = false;
+	step(&s, LG_MACHINE_LINK_BAD, now - 5000, LG_ACTION_STATE);
+	check(!asks_read(&s, now - 5000 + settle));
+	check(!asks_read(&s, now + 1000));
+	s.config.recover = true;
+	step(&s, LG_MACHINE_MODE_SET, now + 2000, LG_ACTION_STATE);
+	s.facts.enabled = false;
+	step(&s, LG_MACHINE_OUTPUT_DISABLED, now + 2100, LG_ACTION_STATE);
+	check(!asks_read(&s, now + 2000 + settle));
+	stepper_finish(&s);
+}
+
 /* A read that counted errors on each of four HBR2 lanes: the rates it brings. */
 static const struct lg_action *read_errors(struct stepper *s, uint32_t errors,
 		uint64_t now_ms) {
@@ -483,6 +559,7 @@ int main(int argc, char *argv[]) {
 	run_test(test_requested_mode_rule);
 	run_test(test_known_bad_hold);
 	run_test(test_sink_unlock_debounce);
+	run_test(test_sink_read_schedule);
 	run_test(test_sink_error_verdict);
 	run_test(test_every_sequence_up_to_depth);
 	return test_result();
