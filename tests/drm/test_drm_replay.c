@@ -34,6 +34,14 @@ static void setup_polled(struct replay_bed *f, struct lg_options *options) {
 	setup(f, options);
 }
 
+/* A bed whose links settle in settle_ms (options: its own). */
+static void setup_settle(struct replay_bed *f, struct lg_options *options,
+		uint32_t settle_ms) {
+	lg_options_init(options);
+	options->settle_ms = settle_ms;
+	setup(f, options);
+}
+
 static struct replay_connector *plug_4k(struct replay_bed *f, uint32_t id,
 		drmModeModeInfo *modes) {
 	size_t n = replay_monitor_4k(modes);
@@ -344,10 +352,8 @@ static void test_cascade(void) {
  */
 static void test_cascade_after_a_stall(void) {
 	struct lg_options options;
-	lg_options_init(&options);
-	options.settle_ms = 100;
 	struct replay_bed f;
-	setup(&f, &options);
+	setup_settle(&f, &options, 100);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
 	rc->cascade_khz = 300000;
@@ -488,10 +494,8 @@ static void watch(const char *text, enum lg_log_importance importance) {
  */
 static void test_unplug_says_no_link_held(void) {
 	struct lg_options options;
-	lg_options_init(&options);
-	options.settle_ms = 10;
 	struct replay_bed f;
-	setup(&f, &options);
+	setup_settle(&f, &options, 10);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
 	watch("link held", LG_INFO);
@@ -787,10 +791,8 @@ static int handle_late_commit(void *data) {
  */
 static void test_no_read_right_after_a_modeset(void) {
 	struct lg_options options;
-	lg_options_init(&options);
-	options.settle_ms = 100;
 	struct replay_bed f;
-	setup(&f, &options);
+	setup_settle(&f, &options, 100);
 	drmModeModeInfo modes[4];
 	struct replay_connector *rc = plug_4k(&f, 42, modes);
 	await_reads(&f, rc, 3);
