@@ -6,9 +6,10 @@
 # first flip, and that ratio again with each one's time less what the
 # frame of the mode it lit cost (kms.sh's frame_ms, allocated, drawn and
 # committed; stock's 0 where untraced: where stock lights a smaller mode,
-# what is left is what linkguard itself adds), and from the uevent's read
-# where both traced it (its way to the compositor is the same for both and
-# varies under TCG).
+# what is left is what linkguard itself adds), and from when the
+# compositor heard of the failure (kms.sh's heard_ms: the uevent's read, a
+# replug's new output) where both traced it (the way there is the same for
+# both and varies under TCG).
 #
 #   table.sh RESULTS
 set -eu
@@ -22,7 +23,7 @@ awk -F '\t' '
 	!($1 in rows) { order[n++] = $1 }
 	{ rows[$1] = rows[$1] sprintf("     %-34s %-16s %-16s %-5s %8s %9s %8s\n",
 		$2, $3, $4, $5, $6, $7, $8); flip[$1, $2] = $8; frame[$1, $2] = $9
-		uevent[$1, $2] = $10 }
+		heard[$1, $2] = $10 }
 	END {
 		printf "     %-34s %-16s %-16s %-5s %8s %9s %8s\n", "compositor",
 			"final mode", "wl_output", "link", "modesets", "->modeset", "->flip"
@@ -49,14 +50,14 @@ awk -F '\t' '
 					continue
 				printf "     ->flip less the frame (%.1f ms, stock %.1f ms), %s: %.1f ms, stock %.1f ms: %.2f\n",
 					frame[key], stock_frame, k[2], mine, theirs, mine / theirs
-				heard = uevent[key]
-				stock_heard = uevent[order[i], base ", stock"]
-				if (heard == "" || heard == "-" || stock_heard == "" ||
+				mine_heard = heard[key]
+				stock_heard = heard[order[i], base ", stock"]
+				if (mine_heard == "" || mine_heard == "-" || stock_heard == "" ||
 						stock_heard == "-" || theirs <= stock_heard)
 					continue
-				printf "     uevent read ->flip less the frame, %s: %.1f ms, stock %.1f ms: %.2f\n",
-					k[2], mine - heard, theirs - stock_heard,
-					(mine - heard) / (theirs - stock_heard)
+				printf "     heard ->flip less the frame, %s: %.1f ms, stock %.1f ms: %.2f\n",
+					k[2], mine - mine_heard, theirs - stock_heard,
+					(mine - mine_heard) / (theirs - stock_heard)
 			}
 		}
 	}' "$results"
