@@ -272,6 +272,19 @@ static void record_modeset(struct lg_machine *m, uint64_t now) {
 }
 
 /*
+ * P2 counts a modeset from when its commit returned: the probe and tests
+ * before it and the kernel's training take their time, and a window
+ * counted from the event that planned it would let the budget's last
+ * commit land in the same 10 s as the first one's end.
+ */
+static void modeset_returned(struct lg_machine *m, uint64_t now) {
+	uint32_t last = (m->modeset_head + MACHINE_BUDGET_MODESETS - 1) %
+		MACHINE_BUDGET_MODESETS;
+	m->modeset_ms[last] = now;
+	m->last_modeset_ms = now;
+}
+
+/*
  * P3: the last BAD was at a mode the kernel still fits. True when the link
  * flaps. A BAD is counted once, at the time it came, however late its plan.
  */
@@ -995,6 +1008,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		return;
 	}
 	const struct lg_mode mode = m->plan_mode;
+	modeset_returned(m, facts->now_ms);
 	// A failed commit may have trained nothing; the sink is left alone
 	// for the settle time all the same.
 	link_changed(m, facts);

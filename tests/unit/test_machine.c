@@ -366,6 +366,47 @@ static void test_known_bad_hold(void) {
 	stepper_finish(&s);
 }
 
+/* Answers the action awaited at now_ms with ok: as step. */
+static const struct lg_action *answer(struct stepper *s, enum lg_machine_event_type type,
+		uint64_t now_ms, enum lg_action_type wanted) {
+	s->facts.now_ms = now_ms;
+	lg_machine_step(&s->machine, &(struct lg_machine_event){ .type = type, .ok = true },
+		&s->facts, &s->out);
+	const struct lg_action *found = NULL;
+	for (size_t i = 0; i < s->out.len; i++) {
+		if (s->out.list[i].type == wanted) {
+			found = &s->out.list[i];
+		}
+	}
+	return found;
+}
+
+/*
+ * P2 as single steps: the budget's window counts a modeset from when its
+ * commit returned, 5 ms after the BAD it answers here. The thirteenth BAD
+ * 10 s after the first, but before that commit's return, waits.
+ */
+static void test_budget_counts_from_the_return(void) {
+	struct stepper s;
+	stepper_init(&s, &uhd60);
+	s.config.flap_count = 0; // every BAD retrained
+	for (uint64_t i = 0; i < MACHINE_BUDGET_MODESETS; i++) {
+		uint64_t at = 1000 + i * 200;
+		check(step(&s, LG_MACHINE_LINK_BAD, at, LG_ACTION_TEST) != NULL);
+		check(answer(&s, LG_MACHINE_TESTED, at, LG_ACTION_COMMIT) != NULL);
+		answer(&s, LG_MACHINE_COMMITTED, at + 5, LG_ACTION_STATE);
+	}
+	uint64_t first_left = 1000 + MACHINE_BUDGET_WINDOW_MS;
+	const struct lg_action *armed = step(&s, LG_MACHINE_LINK_BAD, first_left + 2,
+		LG_ACTION_ARM_TIMER);
+	check(armed != NULL && armed->ms == 3); // until the first's return left
+	for (size_t i = 0; i < s.out.len; i++) {
+		check(s.out.list[i].type != LG_ACTION_TEST);
+	}
+	check(step(&s, LG_MACHINE_TIMER, first_left + 5, LG_ACTION_TEST) != NULL);
+	stepper_finish(&s);
+}
+
 /* A read of the sink at now_ms: whether the machine judged the link dark. */
 static bool read_dark(struct stepper *s, bool unlocked, uint64_t now_ms) {
 	s->facts.sink_unlocked = unlocked;
@@ -558,6 +599,7 @@ int main(int argc, char *argv[]) {
 	}
 	run_test(test_requested_mode_rule);
 	run_test(test_known_bad_hold);
+	run_test(test_budget_counts_from_the_return);
 	run_test(test_sink_unlock_debounce);
 	run_test(test_sink_read_schedule);
 	run_test(test_sink_error_verdict);
