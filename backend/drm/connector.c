@@ -112,12 +112,15 @@ static bool drm_blank(struct lg_connector *conn) {
 }
 
 /*
- * A failed DPCD read is said once per streak: a sink asleep or unplugged
- * mid-read does not answer AUX, and the next read may.
+ * A failed DPCD read is said once per streak of the same failure (a read
+ * skipped behind a hung one is of the hung one's): a sink asleep or
+ * unplugged mid-read does not answer AUX, and the next read may.
  */
 static void read_failed(struct drm_connector *dc, int ret) {
-	enum lg_log_importance importance = dc->aux_failing ? LG_DEBUG : LG_INFO;
-	dc->aux_failing = true;
+	int error = ret == -EBUSY ? -ETIMEDOUT : ret;
+	enum lg_log_importance importance =
+		error == dc->aux_error ? LG_DEBUG : LG_INFO;
+	dc->aux_error = error;
 	if (ret == -ETIMEDOUT) {
 		drm_log(dc, importance, "DPCD read not answered in %" PRIu32 " ms: "
 			"the sink is read less often until it answers",
@@ -144,7 +147,7 @@ static bool drm_get_sink_status(struct lg_connector *conn,
 		read_failed(dc, ret);
 		return false;
 	}
-	dc->aux_failing = false;
+	dc->aux_error = 0;
 	if (!dpcd_decode(&regs, status)) {
 		drm_log(dc, LG_DEBUG, "DPCD holds no DisplayPort link state: ignored");
 		return false;
@@ -167,7 +170,7 @@ static void close_aux(struct drm_connector *dc) {
 static void open_aux(struct drm_connector *dc) {
 	struct drm_device *device = dc->device;
 	close_aux(dc);
-	dc->aux_failing = false;
+	dc->aux_error = 0;
 	int fd = device->aux->open(device->aux_data, device->dev->dev,
 		dc->conn->name);
 	if (fd >= 0) {

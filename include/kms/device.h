@@ -58,7 +58,7 @@ struct drm_connector {
 	char *identity; // from the EDID, for the known-bad store; may be NULL
 	int aux_fd; // the sink's AUX device, or -1
 	struct aux_reader reader; // reads it within device->aux_timeout_ms
-	bool aux_failing; // the last DPCD read failed: said once
+	int aux_error; // how the last DPCD read failed, 0: it did not
 	enum drm_destroy_cause last_destroy;
 	struct wl_listener output_destroy;
 	struct wl_list link; // drm_device.connectors
