@@ -195,8 +195,8 @@ static const char *drm_get_identity(struct lg_connector *conn) {
 
 static void drm_destroy(struct lg_connector *conn) {
 	struct drm_connector *dc = drm_connector_from_conn(conn);
+	aux_reader_finish(&dc->reader); // a hung read ends before its fd closes
 	close_aux(dc);
-	aux_reader_finish(&dc->reader);
 	free(dc->identity);
 	wl_list_remove(&dc->output_destroy.link);
 	wl_list_remove(&dc->link);

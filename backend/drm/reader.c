@@ -34,6 +34,9 @@ static void *work(void *data) {
 	// too.
 	pthread_cleanup_push(signal_done, read);
 	read->ret = aux_read(read->impl, read->impl_data, read->fd, &read->regs);
+	// signal_done's write is a cancellation point: cancelled there, the
+	// end would go unsaid.
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	pthread_cleanup_pop(1);
 	return NULL;
 }
