@@ -10,7 +10,7 @@
  * from inside a commit or a probe, then polled. What a read found goes
  * back to the machine, whose unlock debounce and error verdict judge it.
  * One read is three AUX transactions (six on kernels before 6.17, which
- * probe first).
+ * probe first); backend/drm bounds it (kms/reader.h).
  */
 #include <wlr/types/wlr_output.h>
 #include <linkguard/manager.h>

@@ -3,6 +3,7 @@
  * through the kms seam, the kernel's exact timings committed through
  * wlroots, and the classification of every output destroy.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,9 +112,27 @@ static bool drm_blank(struct lg_connector *conn) {
 }
 
 /*
- * The sink's DPCD. An I/O error is said once per streak: a sink asleep or
+ * A failed DPCD read is said once per streak of the same failure (a read
+ * skipped behind a hung one is of the hung one's): a sink asleep or
  * unplugged mid-read does not answer AUX, and the next read may.
  */
+static void read_failed(struct drm_connector *dc, int ret) {
+	int error = ret == -EBUSY ? -ETIMEDOUT : ret;
+	enum lg_log_importance importance =
+		error == dc->aux_error ? LG_DEBUG : LG_INFO;
+	dc->aux_error = error;
+	if (ret == -ETIMEDOUT) {
+		drm_log(dc, importance, "DPCD read not answered in %" PRIu32 " ms: "
+			"the sink is read less often until it answers",
+			dc->device->aux_timeout_ms);
+	} else if (ret == -EBUSY) {
+		drm_log(dc, importance, "DPCD read skipped: the last one still hangs");
+	} else {
+		drm_log(dc, importance, "DPCD read failed: %s", strerror(-ret));
+	}
+}
+
+/* The sink's DPCD, within the deadline (kms/reader.h). */
 static bool drm_get_sink_status(struct lg_connector *conn,
 		struct lg_sink_status *status) {
 	struct drm_connector *dc = drm_connector_from_conn(conn);
@@ -122,14 +141,13 @@ static bool drm_get_sink_status(struct lg_connector *conn,
 		return false;
 	}
 	struct dpcd_regs regs;
-	int ret = aux_read(device->aux, device->aux_data, dc->aux_fd, &regs);
+	int ret = aux_reader_read(&dc->reader, device->aux, device->aux_data,
+		dc->aux_fd, &regs);
 	if (ret != 0) {
-		drm_log(dc, dc->aux_failing ? LG_DEBUG : LG_INFO,
-			"DPCD read failed: %s", strerror(-ret));
-		dc->aux_failing = true;
+		read_failed(dc, ret);
 		return false;
 	}
-	dc->aux_failing = false;
+	dc->aux_error = 0;
 	if (!dpcd_decode(&regs, status)) {
 		drm_log(dc, LG_DEBUG, "DPCD holds no DisplayPort link state: ignored");
 		return false;
@@ -152,7 +170,7 @@ static void close_aux(struct drm_connector *dc) {
 static void open_aux(struct drm_connector *dc) {
 	struct drm_device *device = dc->device;
 	close_aux(dc);
-	dc->aux_failing = false;
+	dc->aux_error = 0;
 	int fd = device->aux->open(device->aux_data, device->dev->dev,
 		dc->conn->name);
 	if (fd >= 0) {
@@ -177,6 +195,7 @@ static const char *drm_get_identity(struct lg_connector *conn) {
 
 static void drm_destroy(struct lg_connector *conn) {
 	struct drm_connector *dc = drm_connector_from_conn(conn);
+	aux_reader_finish(&dc->reader); // a hung read ends before its fd closes
 	close_aux(dc);
 	free(dc->identity);
 	wl_list_remove(&dc->output_destroy.link);
@@ -278,6 +297,7 @@ struct drm_connector *drm_connector_create(struct drm_device *device,
 	dc->device = device;
 	dc->id = id;
 	dc->aux_fd = -1;
+	aux_reader_init(&dc->reader, device->aux_timeout_ms);
 	wl_list_init(&dc->output_destroy.link);
 	dc->conn = lg_connector_create(device->manager, &drm_connector_impl,
 		device->dev->dev, id, output->name);

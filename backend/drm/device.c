@@ -102,6 +102,13 @@ static void handle_session_active(struct wl_listener *listener, void *data) {
 	check_all(device);
 }
 
+/*
+ * A DPCD read is three AUX transactions of a millisecond or so (six on
+ * kernels before 6.17): a sink that has not answered in a second has
+ * stopped answering.
+ */
+#define AUX_TIMEOUT_MS 1000
+
 struct drm_device *drm_device_create(struct lg_manager *manager,
 		struct wlr_session *session, struct wlr_device *dev,
 		struct wlr_backend *backend, const struct kms_impl *kms, void *kms_data,
@@ -119,6 +126,7 @@ struct drm_device *drm_device_create(struct lg_manager *manager,
 	device->kms_data = kms_data;
 	device->aux = aux;
 	device->aux_data = aux_data;
+	device->aux_timeout_ms = AUX_TIMEOUT_MS;
 	wl_list_init(&device->connectors);
 
 	/*

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 #include <kms/aux.h>
+#include <kms/reader.h>
 #include <kms/kms.h>
 
 struct lg_manager;
@@ -39,6 +40,7 @@ struct drm_device {
 	const struct aux_impl *aux; // the sinks' DPCD
 	void *aux_data;
 	bool aux_denied_logged; // no access to an AUX device: said once
+	uint32_t aux_timeout_ms; // a DPCD read not answered by then failed
 	struct wl_list connectors; // drm_connector.link
 
 	struct wl_listener change;
@@ -55,7 +57,8 @@ struct drm_connector {
 	uint32_t forced_probes; // DDC/AUX reads we caused, for tests and bench
 	char *identity; // from the EDID, for the known-bad store; may be NULL
 	int aux_fd; // the sink's AUX device, or -1
-	bool aux_failing; // the last DPCD read failed: said once
+	struct aux_reader reader; // reads it within device->aux_timeout_ms
+	int aux_error; // how the last DPCD read failed, 0: it did not
 	enum drm_destroy_cause last_destroy;
 	struct wl_listener output_destroy;
 	struct wl_list link; // drm_device.connectors

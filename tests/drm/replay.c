@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 #include <wlr/backend.h>
 #include <wlr/backend/headless.h>
 #include <wlr/types/wlr_output.h>
@@ -179,6 +180,9 @@ static ssize_t replay_aux_pread(void *data, int fd, void *buf, size_t len,
 		return -EBADF;
 	}
 	rc->aux_reads++;
+	while (rc->aux_hangs) {
+		pause(); // until the read is cancelled
+	}
 	if (rc->aux_read_error != 0) {
 		return rc->aux_read_error;
 	}

@@ -50,6 +50,7 @@ struct replay_connector {
 	/* The sink's DPCD and how its AUX device answers. */
 	int aux_open_error; // 0, or the negative errno open returns
 	int aux_read_error; // 0, or the negative errno every read returns
+	bool aux_hangs; // reads never return: a dock that stopped answering
 	uint32_t aux_reply_end; // nonzero: AUX transactions at or past it fail
 	size_t aux_short_by; // reads return this many bytes fewer
 	uint8_t dpcd[REPLAY_DPCD_SIZE];

@@ -467,15 +467,20 @@ static void test_fallback_through_request_state(void) {
 static const char *log_watch;
 static enum lg_log_importance log_watch_importance;
 static int log_hits;
+static int log_hits_quiet; // below importance
 
 static void watch_log(enum lg_log_importance importance, const char *fmt,
 		va_list args) {
 	char line[512];
 	vsnprintf(line, sizeof(line), fmt, args);
 	fprintf(stderr, "%s\n", line);
-	if (log_watch != NULL && importance <= log_watch_importance &&
-			strstr(line, log_watch) != NULL) {
+	if (log_watch == NULL || strstr(line, log_watch) == NULL) {
+		return;
+	}
+	if (importance <= log_watch_importance) {
 		log_hits++;
+	} else {
+		log_hits_quiet++;
 	}
 }
 
@@ -484,6 +489,7 @@ static void watch(const char *text, enum lg_log_importance importance) {
 	log_watch = text;
 	log_watch_importance = importance;
 	log_hits = 0;
+	log_hits_quiet = 0;
 	lg_log_init(LG_DEBUG, watch_log);
 }
 
@@ -814,6 +820,51 @@ static void test_no_read_right_after_a_modeset(void) {
 	replay_bed_finish(&f);
 }
 
+static int ticks;
+
+static int tick(void *data) {
+	struct wl_event_source **ticker = data;
+	ticks++;
+	wl_event_source_timer_update(*ticker, 10);
+	return 0;
+}
+
+/*
+ * A sink whose AUX device never answers (a dock that hung): a read costs
+ * the loop one deadline at most and is cancelled there (no AUX traffic
+ * goes on behind it), said once; the machine tries again less and less
+ * often; the event loop runs on between them.
+ */
+static void test_hung_aux_costs_one_timeout(void) {
+	struct lg_options options;
+	struct replay_bed f;
+	setup_polled(&f, &options);
+	f.device->aux_timeout_ms = 100;
+	watch("DPCD read", LG_INFO);
+	drmModeModeInfo modes[4];
+	size_t n = replay_monitor_4k(modes);
+	struct replay_connector *rc = replay_add_connector(&f.replay, 42, modes, n);
+	rc->aux_hangs = true;
+	replay_plug(rc);
+	ticks = 0;
+	struct wl_event_source *ticker = wl_event_loop_add_timer(f.h.loop, tick,
+		&ticker);
+	wl_event_source_timer_update(ticker, 10);
+	harness_dispatch_for(&f.h, 2000);
+	wl_event_source_remove(ticker);
+	check(ticks >= 50); // every 10 ms: 170 on an idle machine
+	// Read 50 ms after the plug, then 300 and 600 ms after each failed
+	// read ended (6 polls, then twice as many): each hung 100 ms.
+	check(rc->aux_reads >= 2 && rc->aux_reads <= 3);
+	check_int_eq(log_hits, 1); // "not answered in 100 ms"
+	check_int_eq(log_hits_quiet, rc->aux_reads - 1); // the same, at debug
+	check(!conn_of(&f, 42)->has_sink_status);
+	check_int_eq(f.h.modesets, 1);
+	watch(NULL, LG_SILENT);
+	replay_bed_finish(&f);
+	check_int_eq(rc->aux_closes, 1);
+}
+
 /*
  * The sink is read every sink_poll_ms for 12 polls after a change, then
  * every 6; a failing read waits twice as long each time. Upper bounds
@@ -911,6 +962,7 @@ int main(void) {
 	run_test(test_cascade);
 	run_test(test_cascade_after_a_stall);
 	run_test(test_no_read_right_after_a_modeset);
+	run_test(test_hung_aux_costs_one_timeout);
 	run_test(test_session_inactive);
 	run_test(test_recreate_gets_recommendation);
 	run_test(test_fallback_through_request_state);

@@ -139,6 +139,27 @@ reads=$((($(sed -n "s/^$conn .* failed=\([0-9]*\)$/\1/p" "$aux_param") - failed)
 	fail "not one 'DPCD read failed' for $reads failed reads"
 ok "AUX failing: $reads failed DPCD read(s), one log line, recovered as without DPCD"
 
+# A dock whose AUX answers late, 1.5 s a transaction: a read (three, six
+# with 6.12's probes) would hold the compositor 9 s. linkguard gives it 1 s
+# (kms/reader.h), says so once, and the compositor answers its clients
+# meanwhile: linkctl, asked over and over for 12 s (a read is due every 5 s
+# after the last change), never waits for the whole read.
+trigger aux-slow "$conn" 1500
+slowest=0
+end=$(($(date +%s) + 12))
+while [ "$(date +%s)" -lt "$end" ]; do
+	start=$(date +%s%N)
+	"$linkctl" >/dev/null || fail "linkctl failed while the AUX answered late"
+	took=$((($(date +%s%N) - start) / 1000000))
+	[ "$took" -le "$slowest" ] || slowest=$took
+done
+trigger aux-slow "$conn" 0
+late=$(grep -v '(debug)' "$log" | grep -c "$name: DPCD read not answered in 1000 ms")
+[ "$late" = 1 ] || fail "$late 'DPCD read not answered' lines while the AUX answered late (one expected)"
+[ "$slowest" -lt 4500 ] ||
+	fail "the compositor answered linkctl after $slowest ms while a DPCD read hung"
+ok "AUX answering late: the read gave up after 1 s, said once; linkctl answered within $slowest ms"
+
 # A cable that counts symbol errors: degraded, clients told, no modeset.
 fail_errors "symbol errors, 6000 a minute a lane" 100
 echo "$listing" | sed 's/^/    linkctl: /'

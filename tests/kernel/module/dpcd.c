@@ -32,7 +32,8 @@
  * in silence; the next modeset that lights the connector at a rate of at
  * most MBPS per lane (any rate when 0) relocks it. "errors ID N": N symbol
  * errors a second accrue on every lane in use (0 stops them). "aux-eio ID"
- * fails every transfer with -EIO until "aux-ok ID".
+ * fails every transfer with -EIO until "aux-ok ID"; "aux-slow ID MS"
+ * answers every transfer MS ms late (0: at once).
  *
  * Every transfer is counted, as a bus analyser would: drm_dp_dpcd_read()
  * on 6.12 precedes each read with a one-byte read of DPCD_REV
@@ -61,6 +62,7 @@
  * owner) and the drm_device, so that the connector's kdev outlives the AUX
  * device under it.
  */
+#include <linux/delay.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -99,6 +101,7 @@ struct lg_sink {
 	bool dark;
 	int relock_max_mbps; // 0: any rate relocks
 	bool aux_fail;
+	unsigned int aux_delay_ms; // every transfer answers this late
 	int errors_per_second;
 	ktime_t errors_since; // errors are accounted up to here
 	u16 errors[LG_MAX_LANES];
@@ -280,8 +283,16 @@ static ssize_t lg_sink_transfer(struct drm_dp_aux *aux, struct drm_dp_aux_msg *m
 	struct lg_sink *s = container_of(aux, struct lg_sink, aux);
 	ssize_t ret = 0;
 
+	unsigned int delay_ms;
+
 	if (msg->size > DP_AUX_MAX_PAYLOAD_BYTES)
 		return -E2BIG;
+	spin_lock(&s->lock);
+	delay_ms = s->aux_delay_ms;
+	spin_unlock(&s->lock);
+	// A dock that answers late: the reader sleeps as on a real channel.
+	if (delay_ms)
+		msleep(delay_ms);
 	spin_lock(&s->lock);
 	s->transfers++;
 	if ((s->training || ktime_before(ktime_get(), s->settled_at)) &&
@@ -420,6 +431,20 @@ int lg_dpcd_errors(struct drm_connector *connector, int per_second)
 	spin_lock(&s->lock);
 	accrue_errors(s, ktime_get());
 	s->errors_per_second = per_second;
+	spin_unlock(&s->lock);
+	return 0;
+}
+
+int lg_dpcd_aux_slow(struct drm_connector *connector, int delay_ms)
+{
+	struct lg_sink *s = find_sink(connector);
+
+	if (!s)
+		return -ENODEV;
+	if (delay_ms < 0 || delay_ms > 60000)
+		return -EINVAL;
+	spin_lock(&s->lock);
+	s->aux_delay_ms = delay_ms;
 	spin_unlock(&s->lock);
 	return 0;
 }

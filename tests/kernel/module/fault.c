@@ -28,6 +28,8 @@
  *   errors ID N   N symbol errors a second accrue in the sink's counters
  *                 on every lane in use (0 stops them)
  *   aux-eio ID, aux-ok ID  every AUX transfer fails with -EIO; works again
+ *   aux-slow ID MS  every AUX transfer answers MS ms late (0: at once), as
+ *                 a dock that stopped answering in time
  *   hang ID       every CPU spins forever with interrupts off: the freeze
  *                 a deadlock between two spinning CPUs makes, which nothing
  *                 inside the guest can report (the harness's host-side
@@ -236,6 +238,8 @@ static int apply(struct drm_device *dev, void *data)
 		ret = lg_dpcd_errors(connector, cmd->arg);
 	} else if (!strcmp(action, "aux-eio") || !strcmp(action, "aux-ok")) {
 		ret = lg_dpcd_aux_fail(connector, !strcmp(action, "aux-eio"));
+	} else if (!strcmp(action, "aux-slow")) {
+		ret = lg_dpcd_aux_slow(connector, cmd->arg);
 	} else if (!strcmp(action, "hang")) {
 		// The other CPUs from their IPI handler, interrupts off; never returns.
 		on_each_cpu(lg_hang_cpu, NULL, false);
@@ -308,7 +312,7 @@ static const struct kernel_param_ops trigger_ops = {
 	.set = trigger_set,
 };
 module_param_cb(trigger, &trigger_ops, NULL, 0200);
-MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto|mark|dark|errors|aux-eio|aux-ok|hang CONNECTOR_ID [N]");
+MODULE_PARM_DESC(trigger, "bad|bad-dev|cap|off|on|auto|mark|dark|errors|aux-eio|aux-ok|aux-slow|hang CONNECTOR_ID [N]");
 
 /* At load: the modeset hooks, then the sinks that follow them, then their monitors. */
 static int attach(struct drm_device *dev, void *data)

@@ -81,5 +81,6 @@ void lg_dpcd_crtc_disabled(const struct drm_crtc_state *old,
 int lg_dpcd_dark(struct drm_connector *connector, int max_mbps);
 int lg_dpcd_errors(struct drm_connector *connector, int per_second);
 int lg_dpcd_aux_fail(struct drm_connector *connector, bool fail);
+int lg_dpcd_aux_slow(struct drm_connector *connector, int delay_ms);
 
 #endif
