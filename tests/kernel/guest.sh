@@ -12,8 +12,9 @@
 # compositor sway wlroots" (all when unset), or "hang": every CPU spins with
 # interrupts off, for the host's watchdog to explain (hang.sh).
 # LG_KERNEL_REPEAT (from run.sh): the compositor and sway layers run that
-# many times (a stress mode), stopping at the first failure; after the
-# first run, the AUX idle figure waits 5 s instead of 60.
+# many times (a stress mode, and the table's medians), stopping at the
+# first failure; after the first run, the AUX idle figure waits 5 s
+# instead of 60.
 # LG_KERNEL_VBLANK (from run.sh): the vblank layer's seconds, 30 by default.
 set -u
 modules=$1 userland=${9:-}
@@ -152,10 +153,9 @@ layer() {
 }
 
 # repeat CMD ARGS: CMD LG_KERNEL_REPEAT times, until one fails. The table
-# keeps the rows of the layers before and this one's last run.
+# keeps every run's rows (table.sh gives their medians).
 repeat() {
 	times=${LG_KERNEL_REPEAT:-1} run=1
-	cp "$LG_KERNEL_RESULTS" "$LG_KERNEL_RESULTS.before"
 	while :; do
 		started=$(cut -d' ' -f1 /proc/uptime)
 		"$@" || { echo "FAIL: run $run of $times failed"; return 1; }
@@ -165,7 +165,6 @@ repeat() {
 		[ "$run" -lt "$times" ] || return 0
 		run=$((run + 1))
 		export LG_KERNEL_AUX_IDLE=5
-		cp "$LG_KERNEL_RESULTS.before" "$LG_KERNEL_RESULTS"
 	done
 }
 

@@ -13,7 +13,8 @@
 # built there; it must be visible here, under / (the guest sees this root).
 # LINKGUARD_KERNEL_LAYERS: a subset of the layers, while working on one
 # (e.g. "kms dpcd"; guest.sh names them); all by default.
-# LINKGUARD_KERNEL_REPEAT=N: the compositor layers N times (a stress mode).
+# LINKGUARD_KERNEL_REPEAT=N: the compositor layers N times (a stress mode;
+# the table gives each figure's median of the runs).
 # LINKGUARD_KERNEL_VBLANK=S: the vblank layer's seconds (30).
 # LINKGUARD_KERNEL_ABSENT="preload patched": variants the caller knows it
 # lacks; any other that cannot run fails the run.

@@ -9,7 +9,9 @@
 # what is left is what linkguard itself adds), and from when the
 # compositor heard of the failure (kms.sh's heard_ms: the uevent's read, a
 # replug's new output) where both traced it (the way there is the same for
-# both and varies under TCG).
+# both and varies under TCG). Where the layers ran several times
+# (LINKGUARD_KERNEL_REPEAT), each row is its last run's, and every figure
+# beside it is the median of the runs, with their range.
 #
 #   table.sh RESULTS
 set -eu
@@ -20,44 +22,74 @@ echo "== side by side on the kernel: 4096x2160@60 requested, vkms; modesets and"
 echo "   times (ms from the injected failure to the last modeset and to the first"
 echo "   page flip in the final mode) measured in the kernel by lg_link_fault"
 awk -F '\t' '
+	# median NAME: of the values v[NAME, 1..count[NAME]], "" without any.
+	function median(name,    i, j, m, t, a) {
+		m = 0
+		for (i = 1; i <= count[name]; i++)
+			a[++m] = v[name, i]
+		for (i = 2; i <= m; i++)
+			for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		if (m == 0)
+			return ""
+		lo = a[1]; hi = a[m]; runs = m
+		return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+	}
+	function add(name, value) {
+		if (value != "" && value != "-")
+			v[name, ++count[name]] = value
+	}
+	# ratio TEXT MINE THEIRS: one line, the medians and their ratio.
+	function ratio(text, mine, theirs,    a, b, r) {
+		a = median(mine); r = runs > 1 ? sprintf(" [%.1f-%.1f]", lo, hi) : ""
+		b = median(theirs); if (runs > 1) r = r sprintf(", stock [%.1f-%.1f], medians of %d runs", lo, hi, runs)
+		if (a == "" || b == "" || b <= 0)
+			return
+		printf "     %s: %.1f ms, stock %.1f ms: %.2f%s\n", text, a, b, a / b, r
+	}
 	!($1 in rows) { order[n++] = $1 }
-	{ rows[$1] = rows[$1] sprintf("     %-34s %-16s %-16s %-5s %8s %9s %8s\n",
-		$2, $3, $4, $5, $6, $7, $8); flip[$1, $2] = $8; frame[$1, $2] = $9
-		heard[$1, $2] = $10 }
+	!(($1, $2) in line) { variants[$1] = variants[$1] SUBSEP $2 }
+	{
+		line[$1, $2] = sprintf("     %-34s %-16s %-16s %-5s %8s %9s %8s\n",
+			$2, $3, $4, $5, $6, $7, $8)
+		rows[$1] = 1
+		key = $1 SUBSEP $2
+		add("flip" key, $8)
+		if ($8 != "-" && $9 != "-" && $9 != "")
+			add("less" key, $8 - $9)
+		if ($8 != "-" && $9 != "-" && $9 != "" && $10 != "-" && $10 != "")
+			add("heard" key, $8 - $9 - $10)
+		# Stock untraced: its frame counts as nothing.
+		if ($8 != "-" && ($9 == "-" || $9 == ""))
+			add("untraced" key, $8)
+	}
 	END {
 		printf "     %-34s %-16s %-16s %-5s %8s %9s %8s\n", "compositor",
 			"final mode", "wl_output", "link", "modesets", "->modeset", "->flip"
 		for (i = 0; i < n; i++) {
-			printf "   %s\n%s", order[i], rows[order[i]]
-			for (key in flip) {
-				split(key, k, SUBSEP)
-				if (k[1] != order[i] || k[2] ~ /, stock$/ || flip[key] == "-")
+			printf "   %s\n", order[i]
+			m = split(substr(variants[order[i]], 2), names, SUBSEP)
+			for (j = 1; j <= m; j++)
+				printf "%s", line[order[i], names[j]]
+			for (j = 1; j <= m; j++) {
+				if (names[j] ~ /, stock$/)
 					continue
-				base = k[2]
-				sub(/ \+ .*/, "", base)
-				stock = flip[order[i], base ", stock"]
-				if (stock == "" || stock == "-" || stock <= 0)
+				# "sway 1.12 + preload", "sway 1.12, contrib patch":
+				# beside "sway 1.12, stock".
+				base = names[j]
+				sub(/( \+ |, contrib patch).*/, "", base)
+				mine = order[i] SUBSEP names[j]
+				theirs = order[i] SUBSEP base ", stock"
+				if (!count["flip" theirs] || !count["flip" mine])
 					continue
-				printf "     ->flip, %s / stock: %.2f\n", k[2], flip[key] / stock
-				if (frame[key] == "" || frame[key] == "-")
+				ratio("->flip, " names[j] " / stock", "flip" mine, "flip" theirs)
+				if (!count["less" mine])
 					continue
-				stock_frame = frame[order[i], base ", stock"]
-				if (stock_frame == "" || stock_frame == "-")
-					stock_frame = 0
-				mine = flip[key] - frame[key]
-				theirs = stock - stock_frame
-				if (theirs <= 0)
-					continue
-				printf "     ->flip less the frame (%.1f ms, stock %.1f ms), %s: %.1f ms, stock %.1f ms: %.2f\n",
-					frame[key], stock_frame, k[2], mine, theirs, mine / theirs
-				mine_heard = heard[key]
-				stock_heard = heard[order[i], base ", stock"]
-				if (mine_heard == "" || mine_heard == "-" || stock_heard == "" ||
-						stock_heard == "-" || theirs <= stock_heard)
-					continue
-				printf "     heard ->flip less the frame, %s: %.1f ms, stock %.1f ms: %.2f\n",
-					k[2], mine - mine_heard, theirs - stock_heard,
-					(mine - mine_heard) / (theirs - stock_heard)
+				stock_less = count["less" theirs] ? "less" theirs : "untraced" theirs
+				ratio("->flip less each one'"'"'s frame, " names[j], "less" mine, stock_less)
+				if (count["heard" mine] && count["heard" theirs])
+					ratio("heard ->flip less the frames, " names[j], "heard" mine, "heard" theirs)
 			}
 		}
 	}' "$results"
