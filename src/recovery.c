@@ -16,6 +16,7 @@
 #include <core/names.h>
 #include <core/recovery.h>
 #include <core/sink.h>
+#include <core/test_buffer.h>
 #include <core/timer.h>
 
 /*
@@ -117,6 +118,7 @@ static bool test_mode(struct lg_connector *conn, const struct lg_mode *mode) {
 	if (!recovery_build_state(conn, &state, mode)) {
 		return false;
 	}
+	output_attach_test_buffer(conn->output, &state);
 	bool ok = wlr_output_test_state(conn->output, &state);
 	wlr_output_state_finish(&state);
 	return ok;

@@ -8,12 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <wlr/backend/drm.h>
-#include <wlr/render/swapchain.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_output.h>
-#include <wlr/version.h>
 #include <xf86drm.h>
 #include <linkguard/log.h>
+#include <core/test_buffer.h>
 #include <kms/kms.h>
 
 void kms_modes_finish(struct kms_modes *modes) {
@@ -202,56 +201,20 @@ static bool libdrm_set_mode(void *data, struct wlr_output *output,
 	return true;
 }
 
-static struct wlr_buffer *acquire_buffer(struct wlr_output *output) {
-#if WLR_VERSION_MINOR >= 19
-	return wlr_swapchain_acquire(output->swapchain);
-#else
-	return wlr_swapchain_acquire(output->swapchain, NULL);
-#endif
-}
-
-/*
- * A buffer the output's swapchain already holds, the one on screen
- * included: a test scans nothing out, and a fresh one would be allocated
- * (35 MB at 4096x2160) for a test that fails when the link no longer
- * carries the mode.
- */
-static struct wlr_buffer *test_buffer(struct wlr_output *output) {
-	for (size_t i = 0; i < WLR_SWAPCHAIN_CAP; i++) {
-		struct wlr_buffer *buffer = output->swapchain->slots[i].buffer;
-		if (buffer != NULL) {
-			return wlr_buffer_lock(buffer);
-		}
-	}
-	return acquire_buffer(output);
-}
-
 static bool libdrm_test_mode(void *data, struct wlr_output *output,
 		const drmModeModeInfo *info) {
 	struct wlr_output_state state;
 	wlr_output_state_init(&state);
 	wlr_output_state_set_enabled(&state, true);
 	bool ok = libdrm_set_mode(data, output, &state, info);
-	/*
-	 * wlroots drops an unchanged mode from a test and then has nothing to
-	 * ask the kernel. A buffer keeps the test a real atomic check, with
-	 * ALLOW_MODESET and link-status GOOD, of the link as it is now.
-	 */
-	struct wlr_buffer *buffer = NULL;
-	if (ok && output->current_mode != NULL &&
-			state.mode == output->current_mode &&
-			wlr_output_configure_primary_swapchain(output, &state,
-				&output->swapchain)) {
-		buffer = test_buffer(output);
-		if (buffer != NULL) {
-			wlr_output_state_set_buffer(&state, buffer);
-		}
+	if (ok) {
+		// With a buffer, a test of the mode that runs is a real atomic
+		// check too, with ALLOW_MODESET and link-status GOOD, of the
+		// link as it is now.
+		output_attach_test_buffer(output, &state);
 	}
 	ok = ok && wlr_output_test_state(output, &state);
 	wlr_output_state_finish(&state);
-	if (buffer != NULL) {
-		wlr_buffer_unlock(buffer);
-	}
 	return ok;
 }
 

@@ -4,13 +4,16 @@
  * transition, the modes committed and that the output was never destroyed.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <wlr/types/wlr_output.h>
+#include <wlr/util/log.h>
 #include <linkguard/commit.h>
 #include <linkguard/connector.h>
+#include <linkguard/manager.h>
 #include <core/history.h>
 #include <core/recovery.h>
 #include <core/store.h>
@@ -120,6 +123,54 @@ static void test_same_mode_retrained_when_it_still_fits(void) {
 	check_int_eq(h.n_restored, 0); // never left the requested mode
 	check_int_eq(h.modesets, 2); // the compositor's, then one retrain
 	check_int_eq(h.outputs_destroyed, 0);
+	harness_finish(&h);
+}
+
+/* wlroots' line when it draws a frame for a commit or test without one. */
+static int cleared_buffers;
+
+static void count_cleared(enum wlr_log_importance importance, const char *fmt,
+		va_list args) {
+	if (strstr(fmt, "Attaching empty buffer") != NULL) {
+		cleared_buffers++;
+	}
+}
+
+/*
+ * linkguard's tests draw nothing: the kernel's atomic check reads a
+ * buffer's size and format, never its pixels. Without a buffer wlroots
+ * draws a whole cleared frame for the test (at 4096x2160 under pixman, a
+ * tenth of a second in the real-kernel harness), which the compositor's
+ * first frame on a new output then waits for.
+ */
+static void test_recommendation_tests_draw_nothing(void) {
+	struct harness h;
+	check(harness_init(&h, NULL));
+	check(harness_run(&h, "0 plug DP-1 4k60\n", 0));
+	struct harness_connector *hc = rest_dp1(&h, settled_good);
+	if (hc != NULL && hc->conn->output != NULL) {
+		// Off, as a new output comes: lighting it needs a new buffer.
+		struct wlr_output_state state;
+		wlr_output_state_init(&state);
+		wlr_output_state_set_enabled(&state, false);
+		check(wlr_output_commit_state(hc->conn->output, &state));
+		wlr_output_state_finish(&state);
+		wlr_output_state_init(&state);
+		wlr_output_state_set_enabled(&state, true);
+		wlr_log_init(WLR_DEBUG, count_cleared);
+		cleared_buffers = 0;
+		check(lg_manager_recommend_state(h.manager, hc->conn->output, &state));
+		wlr_log_init(WLR_ERROR, NULL);
+		check(state.committed & WLR_OUTPUT_STATE_MODE);
+		check_int_eq(cleared_buffers, 0);
+		// The compositor's commit of it still gets a frame.
+		cleared_buffers = 0;
+		wlr_log_init(WLR_DEBUG, count_cleared);
+		check(wlr_output_commit_state(hc->conn->output, &state));
+		wlr_log_init(WLR_ERROR, NULL);
+		check_int_eq(cleared_buffers, 1);
+		wlr_output_state_finish(&state);
+	}
 	harness_finish(&h);
 }
 
@@ -858,6 +909,7 @@ static void test_compositor_answering_from_a_step(void) {
 int main(void) {
 	run_test(test_same_mode_retrained_when_it_still_fits);
 	run_test(test_single_failure_falls_back_to_same_size);
+	run_test(test_recommendation_tests_draw_nothing);
 	run_test(test_cascade_to_hbr_keeps_4k_at_30hz);
 	run_test(test_refresh_first_keeps_60hz);
 	run_test(test_cascade_down_to_rbr_x1);
