@@ -139,8 +139,8 @@ traced() {
 # frame_ms: what the frame of the mode lit cost, in ms ("-" untraced):
 # from where its drawing began to the kernel's modeset, the frame of the
 # mode's size allocated, drawn and committed. linkguard's begins with its
-# last passing test (wlroots allocates and draws the frame there, and the
-# commit after it reuses it); a compositor's own on a new output (stock's
+# last passing test (the frame is allocated there, undrawn, and the commit
+# after it draws it); a compositor's own on a new output (stock's
 # recreate) with the output's creation.
 frame_ms() {
 	traced | awk -v modeset="$(ms modeset_us)" '
