@@ -1,9 +1,10 @@
 #!/bin/sh
 # Layer 5 of the real-kernel harness, in the guest: Debian's sway on
 # wlroots' DRM backend (pixman, a seat from seatd) through the failures the
-# example compositor goes through (kms.sh): stock, with
-# liblinkguard-preload.so, and built with contrib/sway's patch when that
-# build is there (skipped, saying so, when it is not).
+# example compositor goes through (kms.sh): stock (linkguard only watching
+# through the preload, to time it, where the preload's wlroots is sway's),
+# with liblinkguard-preload.so, and built with contrib/sway's patch when
+# that build is there (skipped, saying so, when it is not).
 #
 #   sway.sh STATUS PRELOAD LINKCTL BUILD
 #
@@ -37,6 +38,11 @@ start_sway() {
 	export XDG_STATE_HOME="$dir/state-$1"
 	case $1 in
 	stock) sway -V -c "$config" >"$log" 2>&1 & ;;
+	# Stock with linkguard only watching, as the example's --no-recover:
+	# wlroots answers the link, and the trace times where its recreated
+	# output begins (kms.sh's breakdown, its frame and when it heard).
+	watched) LINKGUARD_RECOVER=off LINKGUARD_DEBUG=1 LD_PRELOAD="$preload" \
+		sway -V -c "$config" >"$log" 2>&1 & ;;
 	# The preload's steps traced (kms.sh's breakdown), at its debug level.
 	preload) LINKGUARD_DEBUG=1 LD_PRELOAD="$preload" sway -V -c "$config" >"$log" 2>&1 & ;;
 	patched) LD_LIBRARY_PATH=$build "$patched" -V -c "$config" >"$log" 2>&1 & ;;
@@ -48,7 +54,7 @@ start_sway() {
 	SWAYSOCK=$(ls "$dir"/sway-ipc.*.sock | head -n 1)
 	export SWAYSOCK
 	case $1 in
-	preload) wait_for_log 'preload: attached' 10 ;;
+	watched|preload) wait_for_log 'preload: attached' 10 ;;
 	patched) wait_for_log 'linkguard watching DisplayPort links' 10 ;;
 	esac
 	wait_for_kernel_mode '[0-9]+x[0-9]+@[0-9]+' 30
@@ -106,7 +112,6 @@ run_variant() {
 	rm -f "$dir"/sway-ipc.*.sock "$dir"/wayland-*
 }
 
-run_variant stock "sway $version, stock" 0
 # Linkguard's fallbacks reach sway as request_state, which sway's
 # handle_request_state (sway/desktop/output.c) stores as the output's
 # config: the preload answers the replugged output with linkguard's
@@ -114,8 +119,10 @@ run_variant stock "sway $version, stock" 0
 # in handle_new_output (fail_replugged checks the requested mode comes
 # back in one modeset).
 if [ "$(wlroots_of "$(command -v sway)")" != "$(wlroots_of "$preload")" ]; then
+	run_variant stock "sway $version, stock" 0
 	echo "skip (preload): sway + preload: sway uses $(wlroots_of "$(command -v sway)"), the preload $(wlroots_of "$preload")"
 else
+	run_variant watched "sway $version, stock" 0
 	run_variant preload "sway $version + preload" 1
 fi
 if [ ! -x "$patched" ]; then

@@ -9,9 +9,10 @@
 # what is left is what linkguard itself adds), and from when the
 # compositor heard of the failure (kms.sh's heard_ms: the uevent's read, a
 # replug's new output) where both traced it (the way there is the same for
-# both and varies under TCG). Where the layers ran several times
-# (LINKGUARD_KERNEL_REPEAT), each row is its last run's, and every figure
-# beside it is the median of the runs, with their range.
+# both and varies under TCG), with and without the frames. Where the
+# layers ran several times (LINKGUARD_KERNEL_REPEAT), each row is its last
+# run's, and every figure beside it is the median of the runs, with their
+# range.
 #
 #   table.sh RESULTS
 set -eu
@@ -58,6 +59,8 @@ awk -F '\t' '
 		add("flip" key, $8)
 		if ($8 != "-" && $9 != "-" && $9 != "")
 			add("less" key, $8 - $9)
+		if ($8 != "-" && $10 != "-" && $10 != "")
+			add("heardflip" key, $8 - $10)
 		if ($8 != "-" && $9 != "-" && $9 != "" && $10 != "-" && $10 != "")
 			add("heard" key, $8 - $9 - $10)
 		# Stock untraced: its frame counts as nothing.
@@ -88,6 +91,8 @@ awk -F '\t' '
 					continue
 				stock_less = count["less" theirs] ? "less" theirs : "untraced" theirs
 				ratio("->flip less each one'"'"'s frame, " names[j], "less" mine, stock_less)
+				if (count["heardflip" mine] && count["heardflip" theirs])
+					ratio("heard ->flip, " names[j], "heardflip" mine, "heardflip" theirs)
 				if (count["heard" mine] && count["heard" theirs])
 					ratio("heard ->flip less the frames, " names[j], "heard" mine, "heard" theirs)
 			}
