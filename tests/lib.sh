@@ -253,11 +253,12 @@ journal_matches_history() {
 print(len(json.load(open(sys.argv[1]))["connectors"][0]["incidents"]))' "$dir/history.json") ||
 		fail "linkctl history $2 --json is not the history: $(cat "$dir/history.json")"
 	# journald writes each entry as it comes; the reader may be a moment
-	# behind the last.
+	# behind the last. Only this compositor's: a journal outlives it (the
+	# kernel harness's repeats run in one boot).
 	tries=100
 	while :; do
 		journalctl -D /run/log/journal --no-pager -o json \
-			"MESSAGE_ID=5c548605d3584d7ca4d0bf7a8cd169f1" \
+			"MESSAGE_ID=5c548605d3584d7ca4d0bf7a8cd169f1" "_PID=$pid" \
 			>"$dir/journal.jsonl" 2>"$dir/journal.err" ||
 			fail "journalctl failed: $(cat "$dir/journal.err")"
 		[ "$(wc -l <"$dir/journal.jsonl")" -lt "$want" ] || break
