@@ -64,9 +64,11 @@ kernel_args="console=ttyS0 panic=-1 quiet nokaslr unknown_nmi_panic=1 panic_prin
 	softlockup_all_cpu_backtrace=1 sysrq_always_enabled
 	sysctl.kernel.hung_task_timeout_secs=60"
 qemu_start=$(date +%s.%N)
-# A stress run's every repeat adds the compositor and sway layers' time
-# (416 and 188 s on an idle machine), and more.
-limit=$((1200 + 800 * (${LINKGUARD_KERNEL_REPEAT:-1} - 1)))
+# The last resort: a frozen guest fails at its watchdog within a minute.
+# Beside CI's other legs all the layers took 1200 s and more (a run cut
+# short there, in its last layer); a stress run's every repeat adds the
+# compositor and sway layers' time (416 and 188 s on an idle machine).
+limit=$((1600 + 800 * (${LINKGUARD_KERNEL_REPEAT:-1} - 1)))
 # TCG: the machines this runs on have no usable KVM.
 timeout $limit qemu-system-x86_64 -accel tcg -m 1536 -smp 2 -nographic \
 	-no-reboot -nodefaults -serial stdio -vga none \
