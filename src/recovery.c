@@ -16,7 +16,6 @@
 #include <core/names.h>
 #include <core/recovery.h>
 #include <core/sink.h>
-#include <core/test_buffer.h>
 #include <core/timer.h>
 
 /*
@@ -109,25 +108,10 @@ static enum lg_probe_result recovery_probe(void *data, bool *changed) {
 	return result;
 }
 
-/* What the kernel's atomic check says of mode on the link as it is now. */
-static bool test_mode(struct lg_connector *conn, const struct lg_mode *mode) {
-	if (conn->impl->check_mode != NULL && !conn->impl->check_mode(conn, mode)) {
-		return false;
-	}
-	struct wlr_output_state state;
-	if (!recovery_build_state(conn, &state, mode)) {
-		return false;
-	}
-	output_attach_test_buffer(conn->output, &state);
-	bool ok = wlr_output_test_state(conn->output, &state);
-	wlr_output_state_finish(&state);
-	return ok;
-}
-
 static bool recovery_test(void *data, const struct lg_mode *mode) {
 	struct lg_connector *conn = data;
 	connector_trace(conn, "test", mode);
-	bool ok = test_mode(conn, mode);
+	bool ok = conn->impl->check_mode(conn, mode);
 	connector_trace(conn, ok ? "test passed" : "test failed", NULL);
 	return ok;
 }

@@ -45,9 +45,10 @@ struct lg_connector_impl {
 	bool (*set_mode)(struct lg_connector *conn, struct wlr_output_state *state,
 		const struct lg_mode *mode);
 	/*
-	 * Optional: whether the kernel's atomic check would accept mode on the
-	 * link as it is now, for backends whose outputs cannot test it
-	 * themselves (wlroots' headless backend accepts any custom mode).
+	 * Whether the kernel's atomic check accepts mode on the link as it is
+	 * now: recovery's one test of a mode. On DRM, the output's own test
+	 * with a buffer; a backend whose outputs cannot test it (wlroots'
+	 * headless backend accepts any custom mode) answers for the kernel.
 	 */
 	bool (*check_mode)(struct lg_connector *conn, const struct lg_mode *mode);
 	/*

@@ -184,7 +184,7 @@ static bool pick(struct lg_connector *conn, const struct evidence *ev,
 	bool probed = conn->impl->probe(conn, &modes) == LG_PROBE_OK;
 	for (size_t i = 0; probed && i < modes.len; i++) {
 		const struct lg_mode *candidate = &modes.modes[i];
-		if (conn->impl->check_mode == NULL || conn->impl->check_mode(conn, candidate)) {
+		if (conn->impl->check_mode(conn, candidate)) {
 			lg_mode_list_append(&passing, candidate);
 		}
 	}
