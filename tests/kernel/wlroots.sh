@@ -108,9 +108,10 @@ stop() {
 }
 
 # run_compositor NAME VARIANT: the failures on one compositor. The replug
-# is a new output, whose mode the compositor picks as for any monitor: the
-# series changes nothing there (kms.sh asserts the requested mode back only
-# of linkguard, RECOVERS=1).
+# is a new output, whose mode the compositor picks as for any monitor
+# (kms.sh asserts the requested mode back only of linkguard, RECOVERS=1):
+# sway picks the fallback it stored from the series' request_state, which
+# the cover letter says.
 run_compositor() {
 	trigger cap "$conn" 0
 	start "$1"
