@@ -21,7 +21,8 @@ static void unplug(struct lg_connector *conn) {
 struct lg_connector *lg_connector_create(struct lg_manager *manager,
 		const struct lg_connector_impl *impl, dev_t device, uint32_t id,
 		const char *name) {
-	assert(impl->get_link_status && impl->probe && impl->set_mode);
+	assert(impl->get_link_status && impl->probe && impl->set_mode &&
+		impl->check_mode);
 	struct lg_connector *conn = calloc(1, sizeof(*conn));
 	if (conn == NULL) {
 		lg_log(LG_ERROR, "%s: allocation failed", name);
