@@ -548,8 +548,11 @@ test_misuse() {
 # threshold (link_errors); linkctl shows the trained link and the sink.
 test_sink() {
 	start_host dark-link.scn --settle-ms 100 --sink-ms 200
+	# The errors' verdict comes about 6.3 s into the scenario: 7.5 s of
+	# events left under a second for a loaded machine (a sanitized build
+	# beside CI's guests missed it).
 	for v in 1 2 3; do
-		timeout 20 "$probe" --version "$v" events 7.5 >"$dir/v$v.txt" &
+		timeout 20 "$probe" --version "$v" events 10 >"$dir/v$v.txt" &
 		eval "probe_$v=\$!"
 	done
 	for v in 1 2 3; do
