@@ -2,7 +2,7 @@
 # The real-kernel harness: provisions the kernel and modules
 # (provision.sh), boots the kernel under qemu with the build root shared
 # read-only over 9p, and runs guest.sh in it. The guest's console is the
-# test's output.
+# test's output; verdict.sh judges it.
 #
 #   run.sh OUT_DIR TEST_KMS TEST_DPCD STATUS EXAMPLE LINKCTL PRELOAD BUILD [USERLAND]
 #
@@ -102,19 +102,4 @@ if [ -n "$qemu_error" ] && ! grep -q '^kernel: ' "$console"; then
 	boot
 fi
 
-[ ! -e "$out/frozen" ] || { echo "FAIL: the guest froze (the watchdog's diagnosis above)"; exit 1; }
-code=$(sed -n 's/^LG-GUEST-EXIT \([0-9]*\).*/\1/p' "$console")
-[ -n "$code" ] || { echo "FAIL: the guest did not finish (crash or timeout)"; exit 1; }
-[ "$code" = 0 ] || { echo "FAIL: the guest's tests exited $code"; exit 1; }
-# A variant that could not run ("skip (NAME): why") fails the run unless
-# the caller said up front that it lacks it: a row of the table never
-# silently goes missing.
-missing=
-for variant in $(sed -n 's/^skip (\([a-z-]*\)):.*/\1/p' "$console"); do
-	case " ${LINKGUARD_KERNEL_ABSENT:-} " in
-	*" $variant "*) echo "note: variant '$variant' did not run, as LINKGUARD_KERNEL_ABSENT says" ;;
-	*) missing="$missing $variant" ;;
-	esac
-done
-[ -z "$missing" ] || { echo "FAIL: variants did not run:$missing (above: why; LINKGUARD_KERNEL_ABSENT names those a caller knows it lacks)"; exit 1; }
-echo "kernel harness: PASS"
+exec "$here/verdict.sh" "$console" "$out/frozen"
