@@ -264,20 +264,23 @@ static void report_sink_dark(struct lg_connector *conn, const struct lg_action *
 	conn->recovery->incidents.unlocked = true;
 }
 
-/* A minute's symbol errors, and with them the machine's verdict. */
+/*
+ * A minute's symbol errors, and with them the machine's verdict: clients
+ * hear both now (sink_status), not at the connector's next change.
+ */
 static void report_error_rates(struct lg_connector *conn, const struct lg_action *action) {
 	for (int lane = 0; lane < 4; lane++) {
 		conn->error_rates[lane] = action->rates[lane];
 	}
 	conn->has_error_rates = true;
-	if (!action->verdict) {
-		return;
+	if (action->verdict) {
+		conn->link_errors = action->over;
+		lg_conn_log(conn, action->over ? LG_ERROR : LG_INFO, "symbol errors per minute "
+			"%u %u %u %u (lanes 0-3), threshold %u: %s", action->rates[0],
+			action->rates[1], action->rates[2], action->rates[3], action->threshold,
+			action->over ? "link degraded (link-errors)" : "within it");
 	}
-	conn->link_errors = action->over;
-	lg_conn_log(conn, action->over ? LG_ERROR : LG_INFO, "symbol errors per minute "
-		"%u %u %u %u (lanes 0-3), threshold %u: %s", action->rates[0],
-		action->rates[1], action->rates[2], action->rates[3], action->threshold,
-		action->over ? "link degraded (link-errors)" : "within it");
+	connector_changed(conn);
 }
 
 static void recovery_act(void *data, const struct lg_action *action) {
