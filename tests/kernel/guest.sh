@@ -180,6 +180,13 @@ if [ "$layers" = hang ]; then
 	exit 1
 fi
 
+# A program that crashes leaves its core here, named after its executable
+# (%E: its path, "!" for "/"), which crashes.sh reads at the end. /run is
+# the same in USERLAND (bound).
+mkdir -p "$TMPDIR/cores"
+echo "$TMPDIR/cores/core.%E.%p" >/proc/sys/kernel/core_pattern
+ulimit -c unlimited
+
 status=0
 if runs vblank; then
 	echo "== 0. vkms' vblank timer: the CRTC turned off at every phase of it"
@@ -214,6 +221,7 @@ fi
 case " $layers " in
 *" compositor "* | *" sway "* | *" wlroots "*) sh "$here/table.sh" "$LG_KERNEL_RESULTS" || status=1 ;;
 esac
+sh "$here/crashes.sh" "${userland:-/}" "$TMPDIR/cores"
 # The console is quiet: warnings only reach the kernel's log.
 if dmesg | grep -E -A20 '(WARNING|BUG|Oops):|INFO: task .* blocked'; then
 	echo "FAIL: the kernel warned (above)"

@@ -30,6 +30,23 @@ wlroots_of() {
 	ldd "$1" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p'
 }
 
+# sway_state: whether sway runs, or how it ended (the crash itself is in
+# crashes.sh's report at the guest's end).
+sway_state() {
+	if alive; then
+		echo "sway still runs"
+		return
+	fi
+	wait "$pid"
+	code=$?
+	pid=
+	if [ "$code" -gt 128 ]; then
+		echo "sway died of signal $((code - 128))"
+	else
+		echo "sway exited with status $code"
+	fi
+}
+
 # start_sway stock|preload|patched: sway on the DRM backend, then the
 # requested 4096x2160@60 from its IPC, as a user's output config would.
 start_sway() {
@@ -59,7 +76,7 @@ start_sway() {
 	esac
 	wait_for_kernel_mode '[0-9]+x[0-9]+@[0-9]+' 30
 	timeout 10 swaymsg output "$name" mode 4096x2160@60Hz >/dev/null ||
-		fail "swaymsg could not set 4096x2160@60"
+		fail "swaymsg could not set 4096x2160@60: $(sway_state)"
 	wait_for_kernel_mode '4096x2160@60[0-9]*' 30
 	current=$(timeout 5 swaymsg -t get_outputs -r |
 		jq -r '.[] | "\(.current_mode.width)x\(.current_mode.height)"')
