@@ -116,8 +116,7 @@ echo "== swaymsg -t get_outputs: before: $before; after: $after"
 	fail "want HEADLESS-1 at 2560x1440@59951 after the fallback, sway has: $after"
 ok "sway's output followed the fallback to 2560x1440@59.951 Hz"
 expect_linkctl_fallback "$("$linkctl")"
-timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid" 2>/dev/null
-reap "$pid" 10 >/dev/null
+sway_exit >/dev/null
 pid=
 
 "$tests/preload/notify.sh" "$preload" "$linkctl" "$tests/scenarios/notify.scn" >"$dir/notify.log" 2>&1

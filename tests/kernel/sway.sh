@@ -84,8 +84,7 @@ start_sway() {
 }
 
 stop_sway() {
-	timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid"
-	wait "$pid"
+	sway_exit
 	code=$?
 	pid=
 	rm -f "$dir/sway.pid"

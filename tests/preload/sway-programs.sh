@@ -145,8 +145,7 @@ run_program() {
 		cat "$scn"
 		fail "$why"
 	fi
-	timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid" 2>/dev/null
-	reap "$pid" 10 >/dev/null
+	sway_exit >/dev/null
 	pid=
 	rm -f "$dir"/sway-ipc.*.sock "$dir"/wayland-*
 }

@@ -88,8 +88,7 @@ run_sway() {
 }
 
 stop_sway() {
-	timeout 5 swaymsg exit >/dev/null 2>&1 || kill "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	sway_exit >/dev/null
 	pid=
 	rm -f "$dir"/sway-ipc.*.sock "$dir"/wayland-*
 }
