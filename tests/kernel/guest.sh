@@ -221,7 +221,7 @@ fi
 case " $layers " in
 *" compositor "* | *" sway "* | *" wlroots "*) sh "$here/table.sh" "$LG_KERNEL_RESULTS" || status=1 ;;
 esac
-sh "$here/crashes.sh" "${userland:-/}" "$TMPDIR/cores"
+sh "$here/crashes.sh" "${userland:-/}" "$TMPDIR/cores" "$(cd "$here/../.." && pwd)" || status=1
 # The console is quiet: warnings only reach the kernel's log.
 if dmesg | grep -E -A20 '(WARNING|BUG|Oops):|INFO: task .* blocked'; then
 	echo "FAIL: the kernel warned (above)"
