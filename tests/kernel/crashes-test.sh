@@ -5,14 +5,7 @@
 # naming its library) fails, another program's is only reported.
 set -u
 crashes=$(cd "$(dirname "$0")" && pwd)/crashes.sh
-dir=$(mktemp -d) || exit 1
-trap 'rm -rf "$dir"' EXIT
-status=0
-
-fail() {
-	echo "FAIL: $*"
-	status=1
-}
+. "$(dirname "$0")/selftest.sh"
 
 mkdir -p "$dir/bin"
 cat >"$dir/bin/dmesg" <<'SH'

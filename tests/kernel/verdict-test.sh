@@ -5,14 +5,7 @@
 # under its layer, and only a clean run passes.
 set -u
 verdict=$(dirname "$0")/verdict.sh
-dir=$(mktemp -d) || exit 1
-trap 'rm -rf "$dir"' EXIT
-status=0
-
-fail() {
-	echo "FAIL: $*"
-	status=1
-}
+. "$(dirname "$0")/selftest.sh"
 
 # judge NAME WANT [ABSENT]: runs verdict.sh on $dir/NAME.log; WANT: its exit
 # status. Leaves its output in $out.
