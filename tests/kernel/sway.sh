@@ -30,20 +30,21 @@ wlroots_of() {
 	ldd "$1" | sed -n 's/.*\(libwlroots[^ ]*\).*/\1/p'
 }
 
-# sway_state: whether sway runs, or how it ended (the crash itself is in
-# crashes.sh's report at the guest's end).
+# sway_state: sets $state to whether sway runs, or how it ended (the crash
+# itself is in crashes.sh's report at the guest's end). Not in a command
+# substitution: a subshell cannot wait for sway, this shell's child.
 sway_state() {
 	if alive; then
-		echo "sway still runs"
+		state="sway still runs"
 		return
 	fi
 	wait "$pid"
 	code=$?
 	pid=
 	if [ "$code" -gt 128 ]; then
-		echo "sway died of signal $((code - 128))"
+		state="sway died of signal $((code - 128))"
 	else
-		echo "sway exited with status $code"
+		state="sway exited with status $code"
 	fi
 }
 
@@ -75,8 +76,10 @@ start_sway() {
 	patched) wait_for_log 'linkguard watching DisplayPort links' 10 ;;
 	esac
 	wait_for_kernel_mode '[0-9]+x[0-9]+@[0-9]+' 30
-	timeout 10 swaymsg output "$name" mode 4096x2160@60Hz >/dev/null ||
-		fail "swaymsg could not set 4096x2160@60: $(sway_state)"
+	if ! timeout 10 swaymsg output "$name" mode 4096x2160@60Hz >/dev/null; then
+		sway_state
+		fail "swaymsg could not set 4096x2160@60: $state"
+	fi
 	wait_for_kernel_mode '4096x2160@60[0-9]*' 30
 	current=$(timeout 5 swaymsg -t get_outputs -r |
 		jq -r '.[] | "\(.current_mode.width)x\(.current_mode.height)"')
