@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <core/machine.h>
+#include "mutant.h"
 
 void lg_machine_config_defaults(struct lg_machine_config *config) {
 	*config = (struct lg_machine_config){
@@ -215,7 +216,7 @@ static void end_plan(struct lg_machine *m) {
 
 static uint32_t grow_backoff(const struct lg_machine *m) {
 	const struct lg_machine_config *config = m->config;
-	if (m->backoff_ms == 0) {
+	if (m->backoff_ms == 0 || LG_MUTANT(BACKOFF_NEVER_GROWS)) {
 		return config->backoff_min_ms;
 	}
 	uint64_t next = (uint64_t)m->backoff_ms * 2;
@@ -291,7 +292,7 @@ static void modeset_returned(struct lg_machine *m, uint64_t now) {
 static bool flap_record(struct lg_machine *m) {
 	uint64_t now = m->last_fault_ms;
 	const uint32_t cap = sizeof(m->flap_ms) / sizeof(m->flap_ms[0]);
-	uint32_t count = m->config->flap_count;
+	uint32_t count = m->config->flap_count + LG_MUTANT(FLAP_COUNT_OFF_BY_ONE);
 	if (count == 0) {
 		return false;
 	}
@@ -327,7 +328,9 @@ static void end_episode(struct lg_machine *m) {
 static void calm_down(struct lg_machine *m) {
 	end_episode(m);
 	m->stepped_up = false;
-	m->backoff_ms = 0;
+	if (!LG_MUTANT(BACKOFF_NEVER_RESETS)) {
+		m->backoff_ms = 0;
+	}
 }
 
 /* No fault for a flap window. */
@@ -418,7 +421,7 @@ static bool under_ceiling(const struct lg_machine *m,
 		return true;
 	}
 	uint64_t link = trained_link(facts, mode);
-	if (m->ceiling_link != 0 && link != 0) {
+	if (m->ceiling_link != 0 && link != 0 && !LG_MUTANT(STEP_DOWN_BY_PIXEL_CLOCK)) {
 		return link < m->ceiling_link;
 	}
 	return mode->clock_khz < m->ceiling_khz;
@@ -434,6 +437,9 @@ static bool known_bad_here(const struct lg_machine *m,
 		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
 	if (!listed(facts->known_bad, mode)) {
 		return false;
+	}
+	if (LG_MUTANT(KNOWN_BAD_BY_MODE)) {
+		return true;
 	}
 	struct lg_link_params link = link_config(facts, mode);
 	bool failed_elsewhere = false;
@@ -744,7 +750,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 		// episode is over, this plan goes to the best mode (P4), and
 		// a step down that waited answers its BAD instead (P8).
 		end_episode(m);
-		if (plan == MACHINE_PLAN_STEP_DOWN) {
+		if (plan == MACHINE_PLAN_STEP_DOWN && !LG_MUTANT(STEP_DOWN_ON_QUIET_LINK)) {
 			plan = MACHINE_PLAN_BAD;
 		}
 		// A retrain for the sink that waited on a fallback: the
@@ -1103,7 +1109,9 @@ static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *
 		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		return;
 	}
-	m->backoff_ms = 0;
+	if (!LG_MUTANT(BACKOFF_NEVER_RESETS)) {
+		m->backoff_ms = 0;
+	}
 }
 
 /*
@@ -1138,6 +1146,11 @@ static void handle_quiet(struct lg_machine *m, const struct lg_machine_facts *fa
 	end_episode(m);
 	if (below_pick(m, facts)) {
 		begin_plan(m, MACHINE_PLAN_STEP_UP, facts, out);
+		return;
+	}
+	if (LG_MUTANT(MODESET_AFTER_QUIET) && facts->current != NULL &&
+			can_act(m, facts)) {
+		commit(m, facts, out, facts->current, "quiet");
 		return;
 	}
 	rest(m, facts, out);
@@ -1232,6 +1245,9 @@ static bool linkguards_mode(const struct lg_machine *m,
 		lg_mode_same_timing(previous, mode);
 	bool restarted_at_fallback = previous == NULL && m->has_off_requested &&
 		lg_mode_same_timing(&m->off_requested, mode);
+	if (LG_MUTANT(REQUESTED_FORGOTTEN_AFTER_FALLBACK)) {
+		return took_recommendation;
+	}
 	return took_recommendation || kept_fallback || restarted_at_fallback;
 }
 
@@ -1398,6 +1414,9 @@ static void count_errors(struct lg_machine *m, const struct lg_machine_facts *fa
 		action->rates[lane] = per_min > UINT32_MAX ? UINT32_MAX : (uint32_t)per_min;
 	}
 	open_window(m, now);
+	if (LG_MUTANT(ERROR_VERDICT_INVERTED)) {
+		over = !over;
+	}
 	bool moved = facts->current != NULL &&
 		!lg_mode_same_timing(facts->current, &m->verdict_mode);
 	if (m->verdict_sent && over == m->link_errors && !(over && moved)) {
@@ -1422,13 +1441,14 @@ static void handle_sink_read(struct lg_machine *m,
 	// A verdict's plan may be under way after this: the dark link is
 	// still reported, and waits for it (handle_sink_unlocked()).
 	count_errors(m, facts, out);
-	if (!facts->sink_unlocked || !m->sink_unlocked) {
+	bool at_once = LG_MUTANT(UNLOCK_WITHOUT_DEBOUNCE) && facts->sink_unlocked;
+	if (!at_once && (!facts->sink_unlocked || !m->sink_unlocked)) {
 		m->sink_unlocked = facts->sink_unlocked;
 		m->sink_unlocked_ms = facts->now_ms;
 		return;
 	}
 	uint64_t unlocked = facts->now_ms - m->sink_unlocked_ms;
-	if (unlocked < m->config->sink_settle_ms) {
+	if (!at_once && unlocked < m->config->sink_settle_ms) {
 		return;
 	}
 	m->sink_unlocked = false;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <linkguard/log.h>
 #include <core/store.h>
+#include "mutant.h"
 
 #define HEADER_V1 "# linkguard known-bad modes v1"
 #define HEADER_V2 "# linkguard known-bad modes v2"
@@ -67,9 +68,13 @@ void store_entries_remove(struct store_entries *entries, struct store_entry *ent
 }
 
 bool store_entry_start(struct store_entry *entry) {
-	uint32_t skips = entry->failed_starts >= 2 ? entry->failed_starts - 1 : 0;
+	uint32_t skips = entry->failed_starts >= 2 ?
+		entry->failed_starts - 1 + LG_MUTANT(STORE_SKIPS_ONE_MORE_START) : 0;
 	if (skips > STORE_RETRY_WITHIN - 1) {
 		skips = STORE_RETRY_WITHIN - 1;
+	}
+	if (skips > 0 && LG_MUTANT(KNOWN_BAD_NEVER_EXPIRES)) {
+		skips = UINT32_MAX;
 	}
 	if (entry->skipped_starts >= skips) {
 		return false;

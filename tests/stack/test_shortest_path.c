@@ -5,6 +5,7 @@
  * oracle (tests/machine/oracle.c), never against the ranking or link choice
  * of the code under test.
  */
+#include <string.h>
 #include <time.h>
 #include <linkguard/connector.h>
 #include <core/history.h>
@@ -243,11 +244,33 @@ static void test_step_up_below_requested(void) {
 	harness_finish(&h);
 }
 
-int main(void) {
-	run_test(test_burst_back_to_best_in_one_modeset);
-	run_test(test_step_down_lowers_the_link);
-	run_test(test_dock_two_lanes_tries_4k60);
-	run_test(test_step_up_is_no_fallback);
-	run_test(test_step_up_below_requested);
+/* test_shortest_path [CASE...]: the cases named (the mutants suite's), else all. */
+static int n_named;
+static char **named;
+
+static bool chosen(const char *name) {
+	for (int i = 0; i < n_named; i++) {
+		if (strcmp(named[i], name) == 0) {
+			return true;
+		}
+	}
+	return n_named == 0;
+}
+
+#define run_chosen(fn) \
+	do { \
+		if (chosen(#fn)) { \
+			run_test(fn); \
+		} \
+	} while (0)
+
+int main(int argc, char *argv[]) {
+	n_named = argc - 1;
+	named = argv + 1;
+	run_chosen(test_burst_back_to_best_in_one_modeset);
+	run_chosen(test_step_down_lowers_the_link);
+	run_chosen(test_dock_two_lanes_tries_4k60);
+	run_chosen(test_step_up_is_no_fallback);
+	run_chosen(test_step_up_below_requested);
 	return test_result();
 }
