@@ -182,6 +182,11 @@ static enum sim_train_result attempt(struct sim_link *link) {
 	return lower_link(link);
 }
 
+bool sim_link_needs_modeset(const struct sim_link *link, const struct lg_mode *mode) {
+	return !link->lit || link->status != LG_LINK_STATUS_GOOD ||
+		!lg_mode_equal(&link->mode, mode);
+}
+
 enum sim_train_result sim_link_train(struct sim_link *link,
 		const struct lg_mode *mode) {
 	if (link->sink == NULL) {
@@ -192,8 +197,7 @@ enum sim_train_result sim_link_train(struct sim_link *link,
 			link->name);
 		return SIM_SILENT;
 	}
-	if (link->lit && link->status == LG_LINK_STATUS_GOOD &&
-			lg_mode_equal(&link->mode, mode)) {
+	if (!sim_link_needs_modeset(link, mode)) {
 		char buf[64];
 		lg_log(LG_INFO, "sim: %s: %s committed as it runs, link-status GOOD: "
 			"no modeset, nothing retrains", link->name,

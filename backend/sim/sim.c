@@ -113,18 +113,27 @@ static int handle_hotplug_timer(void *data) {
 }
 
 static void handle_train_result(struct sim_connector *sc,
-		enum sim_train_result result);
+		const struct sim_link *before, enum sim_train_result result, bool modeset);
 
 static int handle_retry_timer(void *data) {
 	struct sim_connector *sc = data;
-	handle_train_result(sc, sim_link_retry(&sc->link));
+	const struct sim_link before = sc->link;
+	handle_train_result(sc, &before, sim_link_retry(&sc->link), false);
 	return 0;
 }
 
+/* before: the link as the training found it; modeset: a commit's. */
 static void handle_train_result(struct sim_connector *sc,
-		enum sim_train_result result) {
+		const struct sim_link *before, enum sim_train_result result, bool modeset) {
 	if (sc->sim->observer != NULL) {
-		sc->sim->observer(sc->sim->observer_data, sc->conn, &sc->link, result);
+		const struct sim_training training = {
+			.conn = sc->conn,
+			.link = &sc->link,
+			.before = *before,
+			.result = result,
+			.modeset = modeset,
+		};
+		sc->sim->observer(sc->sim->observer_data, &training);
 	}
 	switch (result) {
 	case SIM_RETRY:
@@ -186,12 +195,18 @@ static void sim_mode_committed(struct lg_connector *conn, const struct lg_mode *
 	count_errors(sc);
 	// A training starts the sink's counters afresh; a commit that trains
 	// nothing leaves them counting.
-	bool was_trained = sc->link.trained;
+	const struct sim_link before = sc->link;
+	// Logged first: the training's lines follow it, as in the kernel.
+	bool modeset = sc->link.sink != NULL && sim_link_needs_modeset(&sc->link, mode);
+	if (modeset) {
+		char buf[64];
+		sim_log(sc, LG_INFO, "modeset to %s", lg_mode_format(mode, buf, sizeof(buf)));
+	}
 	enum sim_train_result result = sim_link_train(&sc->link, mode);
-	if (result != SIM_UNCHANGED || !was_trained) {
+	if (result != SIM_UNCHANGED || !before.trained) {
 		sc->errors_counted = 0;
 	}
-	handle_train_result(sc, result);
+	handle_train_result(sc, &before, result, modeset);
 }
 
 /* As the kernel's DPMS off: the CRTC stops, the compositor hears nothing. */
@@ -338,7 +353,8 @@ static void set_cable(struct sim_connector *sc, const struct lg_link_params *cab
 	char buf[32];
 	sim_log(sc, LG_INFO, "cable now holds %s",
 		dp_link_format(cable, buf, sizeof(buf)));
-	handle_train_result(sc, sim_link_set_cable(&sc->link, cable));
+	const struct sim_link before = sc->link;
+	handle_train_result(sc, &before, sim_link_set_cable(&sc->link, cable), false);
 }
 
 static void run_step(struct sim *sim, const struct sim_step *step) {
@@ -591,6 +607,12 @@ void sim_observe_training(struct lg_sim *base, sim_train_observer observer,
 	struct sim *sim = wl_container_of(base, sim, base);
 	sim->observer = observer;
 	sim->observer_data = data;
+}
+
+const struct sim_link *sim_observe_link(struct lg_sim *base, const char *connector) {
+	struct sim *sim = wl_container_of(base, sim, base);
+	struct sim_connector *sc = find_connector(sim, connector);
+	return sc != NULL ? &sc->link : NULL;
 }
 
 void lg_sim_destroy(struct lg_sim *base) {

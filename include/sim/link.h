@@ -77,11 +77,15 @@ bool sim_link_mode_valid(const struct sim_link *link, const struct lg_mode *mode
 bool sim_link_choose(const struct sim_link *link, const struct lg_mode *mode,
 	struct lg_link_params *params);
 /*
- * A commit of mode with link-status GOOD. It is a modeset, and i915 chooses
- * params within max (i915.h) and trains them, only where
- * drm_atomic_crtc_needs_modeset() holds: the CRTC lights, the mode differs
- * from the one it runs, or link-status was BAD. Otherwise SIM_UNCHANGED:
- * nothing retrains.
+ * Whether a commit of mode is a modeset (drm_atomic_crtc_needs_modeset()):
+ * the CRTC lights, the mode differs from the one it runs, or link-status
+ * was BAD.
+ */
+bool sim_link_needs_modeset(const struct sim_link *link, const struct lg_mode *mode);
+/*
+ * A commit of mode with link-status GOOD. Where it is a modeset, i915
+ * chooses params within max (i915.h) and trains them. Otherwise
+ * SIM_UNCHANGED: nothing retrains.
  */
 enum sim_train_result sim_link_train(struct sim_link *link,
 	const struct lg_mode *mode);

@@ -712,9 +712,15 @@ test_waybar() {
 	stop_host
 
 	printf 'Dell <U2720Q> & "Co" it'"'"'s\033[31m \377 caf\303\251' >"$dir/name.0"
+	# Names 1-3 from the fixed seed, 4-6 from the run's fresh one
+	# (tests/fresh-seed.sh): each run tries new names too.
 	seed=${LINKGUARD_SEED:-$(date +%s)}
-	echo "generated names: seed $seed (LINKGUARD_SEED repeats it)"
+	fresh=${LINKGUARD_FRESH_SEED:-$(date +%s)}
+	repeat="LINKGUARD_SEED=$seed LINKGUARD_FRESH_SEED=$fresh meson test link-waybar"
+	echo "generated names: seeds $seed (names 1-3) and $fresh (4-6); $repeat repeats them"
 	for i in 1 2 3 4 5 6; do
+		name_seed=$seed
+		[ "$i" -le 3 ] || name_seed=$fresh
 		python3 -c '
 import random, sys
 r = random.Random(int(sys.argv[1]))
@@ -723,7 +729,7 @@ pieces = [b"<", b">", b"&", b"&amp;", b"\x27", b"\"", b"\\", b"\x1b[1m", b"\x07"
 	b"\xed\xa0\x80", b"\xc2\x85", b"<b>", b"</i>", b"Dell", b" ", b"\t"]
 name = b"".join(r.choice(pieces) for _ in range(r.randrange(1, 16)))
 sys.stdout.buffer.write(b"x" + name + b"x")  # $(cat) would drop a last newline
-' "$seed$i" >"$dir/name.$i"
+' "$name_seed$i" >"$dir/name.$i"
 	done
 	for i in 0 1 2 3 4 5 6; do
 		start_host steady.scn --description "$(cat "$dir/name.$i")"
@@ -739,7 +745,7 @@ sys.stdout.buffer.write(b"x" + name + b"x")  # $(cat) would drop a last newline
 		kill -INT "$watch_pid"
 		reap "$watch_pid" 10 || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
 		python3 "$(dirname "$0")/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
-			steady || fail "watch --waybar for $(od -c "$dir/name.$i"): $(cat "$dir/waybar.jsonl")"
+			steady || fail "watch --waybar for $(od -c "$dir/name.$i"): $(cat "$dir/waybar.jsonl") ($repeat)"
 		stop_host
 	done
 }

@@ -3,32 +3,42 @@
  * backend, the sim, the core and a compositor that enables what it is
  * recommended, on a real event loop. Each program is a scenario file made
  * of glitch bursts, cable changes, heals, unplugs, replugs, swaps and
- * refusing atomic checks at random times; once it has run and the links
- * are left alone, every connector that has an output must be lit (P1) at
- * the policy's pick for the kernel's list (P4), computed by the oracle of
- * tests/machine/oracle.c from the policy as the specification words it,
- * skipping what the sim saw fail at the link it would train at now,
- * after at most two of linkguard's modesets per output since the last
- * fault (P7). The distributions of the time from the last fault to the
- * last modeset and of the modesets after it are printed (real time on a
- * loaded machine: figures, not assertions; P4's bound is checked on
- * test_convergence's virtual clock).
+ * refusing atomic checks at random times, every connector plugged at its
+ * end. They are judged by what the world saw, never by linkguard's state:
+ * the sim (the simulated kernel and sink, sim/observe.h) tells each
+ * training as it happens and shows its links at the end; the modes' links
+ * and the policy are the oracle's (tests/machine/oracle.c). Once a program
+ * has run and the links are left alone, every connector with a sink must
+ * be lit (P1) at the policy's pick (P4) from the sink's preferred mode (the
+ * requested one: this compositor asks for nothing else) among the modes
+ * the kernel lists and takes, skipping what the sim saw fail at the link
+ * configuration it would train at now, after at most two modesets per
+ * connector, as the kernel counted them, since the last fault (P7). Every
+ * step down from a mode that ran, on a link the kernel did not lower, must
+ * train at a lower rate x lanes than the link that ran (P3). The share of
+ * programs judged by each property is printed, and the distributions of
+ * the time from the last fault to the last modeset and of the modesets
+ * after it (real time on a loaded machine: figures, not assertions; P4's
+ * bound is checked on test_convergence's virtual clock).
  *
  *   test_stack_programs [PROGRAMS [SEED]]
+ *   test_stack_programs FILE.scn
  *
  * LINKGUARD_SEED also sets the seed. A failing program is written out as
- * stack-SEED-N.scn.
+ * stack-SEED-N.scn, into $LINKGUARD_SCENARIO_OUT if set, else the working
+ * directory; the second form replays it.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <wlr/types/wlr_output.h>
-#include <linkguard/backend.h>
 #include <linkguard/connector.h>
 #include <linkguard/policy.h>
 #include <core/recovery.h>
+#include <sim/sink.h>
 #include "harness.h"
 #include "machine/oracle.h"
 #include "machine/rng.h"
@@ -44,22 +54,24 @@ static const char *const sinks[] = { "4k60", "1440p144", "1080p60-rbr" };
 static const char *const rates[] = {
 	"rbr", "hbr", "hbr2", "hbr3", "uhbr10", "uhbr13.5", "uhbr20", "any",
 };
+static const char *const connectors[] = { "DP-1", "DP-2" };
+#define N_CONNECTORS (sizeof(connectors) / sizeof(connectors[0]))
 
 /* A scenario of up to 400 ms on one or two connectors. */
 static void generate(char *text, size_t size) {
 	size_t len = 0;
-	int connectors = 1 + (int)below(2);
+	int n = 1 + (int)below(N_CONNECTORS);
 	uint64_t at = 0;
-	bool plugged[2] = { true, connectors > 1 };
-	for (int c = 0; c < connectors; c++) {
-		len += snprintf(text + len, size - len, "0 plug DP-%d %s\n", c + 1,
+	bool plugged[N_CONNECTORS] = { true, n > 1 };
+	for (int c = 0; c < n; c++) {
+		len += snprintf(text + len, size - len, "0 plug %s %s\n", connectors[c],
 			sinks[below(N_SINKS)]);
 	}
 	int steps = 2 + (int)below(8);
 	for (int i = 0; i < steps && len + 128 < size; i++) {
 		at += below(60);
-		int c = (int)below(connectors);
-		const char *name = c == 0 ? "DP-1" : "DP-2";
+		int c = (int)below(n);
+		const char *name = connectors[c];
 		if (!plugged[c]) {
 			len += snprintf(text + len, size - len, "%" PRIu64 "ms plug %s %s\n",
 				at, name, sinks[below(N_SINKS)]);
@@ -93,61 +105,88 @@ static void generate(char *text, size_t size) {
 			break;
 		}
 	}
-	// The faults end: nothing refuses modes any more.
-	for (int c = 0; c < connectors; c++) {
-		if (plugged[c]) {
-			len += snprintf(text + len, size - len, "%" PRIu64 "ms reject DP-%d off\n",
-				at, c + 1);
+	// The faults end: every connector has a sink to judge, and nothing
+	// refuses modes any more.
+	for (int c = 0; c < n; c++) {
+		if (!plugged[c]) {
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms plug %s %s\n",
+				at, connectors[c], sinks[below(N_SINKS)]);
 		}
+		len += snprintf(text + len, size - len, "%" PRIu64 "ms reject %s off\n",
+			at, connectors[c]);
 	}
 	snprintf(text + len, size - len, "%" PRIu64 "ms end\n", at + 1);
 }
 
-/* A mode the sim failed to train, or refused, at a link (rate x lanes). */
+static uint64_t now_usec(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* A mode the sim failed to train, or refused, at a link configuration. */
 struct failure {
-	struct lg_connector *conn;
 	const struct sim_link *link; // the connector's, for where it trains now
 	struct lg_mode mode;
-	uint64_t at; // 0: no link carries it
+	struct lg_link_params at; // zero: no link carries it
+};
+
+/* A commit the kernel took as a modeset. */
+struct modeset {
+	const struct sim_link *link;
+	uint64_t usec; // CLOCK_MONOTONIC
 };
 
 #define MAX_FAILURES 64
+#define MAX_MODESETS 256
 
-/*
- * P4's known bad from the world's evidence, never conn->known_bad: the
- * failures the sim reported as they happened.
- */
+/* The world's evidence, as the sim told it: never linkguard's state. */
 struct evidence {
+	enum lg_policy policy; // the test's configuration
 	struct failure failed[MAX_FAILURES];
 	size_t n;
 	bool overflow;
+	struct modeset modesets[MAX_MODESETS];
+	size_t n_modesets; // counts past MAX_MODESETS: P7 then not judged
+	int steps_down; // P3: steps down from a mode that ran, checked
+	char p3[192]; // the first that did not lower the link; empty: none
 };
 
-/* The link i915 trains mode at within the link's maximum, by the oracle. */
-static uint64_t oracle_link(const struct sim_link *link, const struct lg_mode *mode) {
-	struct lg_link_params params;
-	if (link->sink == NULL ||
-			!oracle_train_link(mode, link->sink->max_bpc, &link->max, &params)) {
-		return 0;
-	}
-	return (uint64_t)params.rate_mbps * params.lanes;
+/*
+ * The link configuration i915 trains mode at within the link's maximum, by
+ * the oracle's formulas; false (and a zero link) when none carries it.
+ */
+static bool oracle_link(const struct sim_link *link, const struct lg_mode *mode,
+		struct lg_link_params *params) {
+	*params = (struct lg_link_params){0};
+	return link->sink != NULL &&
+		oracle_train_link(mode, link->sink->max_bpc, &link->max, params);
 }
 
-static void handle_training(void *data, struct lg_connector *conn,
-		const struct sim_link *link, enum sim_train_result result) {
-	struct evidence *ev = data;
-	uint64_t at;
-	if (result == SIM_LOWERED) {
+/* By configuration, as the machine keys known bad: HBR x4 is no HBR2 x2. */
+static bool same_link(const struct lg_link_params *a, const struct lg_link_params *b) {
+	return a->rate_mbps == b->rate_mbps && a->lanes == b->lanes;
+}
+
+static uint64_t bandwidth(const struct lg_link_params *link) {
+	return (uint64_t)link->rate_mbps * link->lanes;
+}
+
+static void note_failure(struct evidence *ev, const struct sim_training *t) {
+	const struct sim_link *link = t->link;
+	struct lg_link_params at;
+	if (t->result == SIM_LOWERED) {
 		// The maximum is lowered already: the link it failed at.
-		at = (uint64_t)link->params.rate_mbps * link->params.lanes;
-	} else if (result == SIM_REJECTED) {
-		at = oracle_link(link, &link->mode);
+		at = link->params;
+	} else if (t->result == SIM_REJECTED) {
+		oracle_link(link, &link->mode, &at);
 	} else {
 		return;
 	}
 	for (size_t i = 0; i < ev->n; i++) {
 		const struct failure *f = &ev->failed[i];
-		if (f->conn == conn && f->at == at && lg_mode_equal(&f->mode, &link->mode)) {
+		if (f->link == link && same_link(&f->at, &at) &&
+				lg_mode_equal(&f->mode, &link->mode)) {
 			return;
 		}
 	}
@@ -155,67 +194,120 @@ static void handle_training(void *data, struct lg_connector *conn,
 		ev->overflow = true;
 		return;
 	}
-	ev->failed[ev->n++] = (struct failure){ conn, link, link->mode, at };
+	ev->failed[ev->n++] = (struct failure){ link, link->mode, at };
 }
 
 /*
- * What failed on conn at the link it would train at now, but for holding:
- * the mode that runs and holds is not held against itself.
+ * P3: a modeset away from a mode that ran and held, on a link the kernel
+ * has not lowered since (a failed training would have cleared trained),
+ * to a mode the policy ranks below it, is linkguard's step down for a
+ * flapping link. It must train at a lower rate x lanes than the link that
+ * ran, not merely at a lower pixel clock.
  */
-static void failed_here(const struct evidence *ev, const struct lg_connector *conn,
+static void check_step_down(struct evidence *ev, const struct sim_training *t) {
+	const struct sim_link *before = &t->before, *link = t->link;
+	if (!before->lit || !before->trained || lg_mode_equal(&before->mode, &link->mode) ||
+			!oracle_better(ev->policy, &before->mode, &link->mode,
+				sim_sink_preferred(link->sink))) {
+		return;
+	}
+	ev->steps_down++;
+	struct lg_link_params to;
+	if (oracle_link(link, &link->mode, &to) && bandwidth(&to) < bandwidth(&before->params)) {
+		return;
+	}
+	if (ev->p3[0] == '\0') {
+		char a[64], b[64];
+		snprintf(ev->p3, sizeof(ev->p3), "%s stepped down from %s at %" PRIu32
+			" Mbit/s x%" PRIu32 " to %s at %" PRIu32 " Mbit/s x%" PRIu32, link->name,
+			lg_mode_format(&before->mode, a, sizeof(a)), before->params.rate_mbps,
+			before->params.lanes, lg_mode_format(&link->mode, b, sizeof(b)),
+			to.rate_mbps, to.lanes);
+	}
+}
+
+static void handle_training(void *data, const struct sim_training *t) {
+	struct evidence *ev = data;
+	if (t->modeset) {
+		if (ev->n_modesets < MAX_MODESETS) {
+			ev->modesets[ev->n_modesets] = (struct modeset){ t->link, now_usec() };
+		}
+		ev->n_modesets++;
+		check_step_down(ev, t);
+	}
+	note_failure(ev, t);
+}
+
+/*
+ * What failed on link at the configuration it would train at now, but for
+ * holding: the mode that runs and holds is not held against itself.
+ */
+static void failed_here(const struct evidence *ev, const struct sim_link *link,
 		const struct lg_mode *holding, struct lg_mode_list *out) {
 	for (size_t i = 0; i < ev->n; i++) {
 		const struct failure *f = &ev->failed[i];
-		if (f->conn == conn && f->at == oracle_link(f->link, &f->mode) &&
+		struct lg_link_params now;
+		oracle_link(link, &f->mode, &now);
+		if (f->link == link && same_link(&f->at, &now) &&
 				(holding == NULL || !lg_mode_equal(&f->mode, holding))) {
 			lg_mode_list_append(out, &f->mode);
 		}
 	}
 }
 
-/* The spec's pick of the modes of the kernel's list now that pass their test. */
-static bool pick(struct lg_connector *conn, const struct evidence *ev,
+/*
+ * The spec's pick, from the sink's preferred mode, of the modes the kernel
+ * lists now and its atomic check takes.
+ */
+static bool pick(const struct evidence *ev, const struct sim_link *link,
 		const struct lg_mode *holding, struct lg_mode *mode) {
 	struct lg_mode_list modes, passing, known_bad;
 	lg_mode_list_init(&modes);
 	lg_mode_list_init(&passing);
 	lg_mode_list_init(&known_bad);
-	failed_here(ev, conn, holding, &known_bad);
-	bool probed = conn->impl->probe(conn, &modes) == LG_PROBE_OK;
+	failed_here(ev, link, holding, &known_bad);
+	bool probed = sim_link_probe(link, &modes);
 	for (size_t i = 0; probed && i < modes.len; i++) {
 		const struct lg_mode *candidate = &modes.modes[i];
-		if (conn->impl->check_mode(conn, candidate)) {
+		if (sim_link_mode_valid(link, candidate)) {
 			lg_mode_list_append(&passing, candidate);
 		}
 	}
-	bool found = oracle_pick(conn->manager->options.policy, &conn->requested,
-		&passing, &known_bad, mode);
+	bool found = link->sink != NULL && oracle_pick(ev->policy,
+		sim_sink_preferred(link->sink), &passing, &known_bad, mode);
 	lg_mode_list_finish(&modes);
 	lg_mode_list_finish(&passing);
 	lg_mode_list_finish(&known_bad);
 	return found;
 }
 
+/* The CRTC runs a trained link its sink holds, link-status GOOD. */
+static bool lit(const struct sim_link *link) {
+	return link->lit && link->status == LG_LINK_STATUS_GOOD && sim_link_sink_locked(link);
+}
+
 /*
- * Nothing pending, or failed with nothing that fits: a failed link keeps
+ * When to judge, not what: nothing pending (linkguard idle on a link the
+ * kernel calls good), or failed with nothing that fits: a failed link keeps
  * retrying with a backoff, by design (P1), and must light up when a mode
  * fits again.
  */
 static bool settled_now(struct harness *h, const struct evidence *ev) {
-	struct harness_connector *hc;
-	wl_list_for_each(hc, &h->connectors, link) {
-		struct lg_connector *conn = hc->conn;
+	for (size_t i = 0; i < N_CONNECTORS; i++) {
+		const struct sim_link *link = sim_observe_link(h->sim, connectors[i]);
+		struct harness_connector *hc = harness_connector(h, connectors[i]);
 		struct lg_mode best;
-		if (conn == NULL || !conn->connected) {
+		if (link == NULL || link->sink == NULL) {
 			continue;
+		}
+		if (hc == NULL) {
+			return false;
 		}
 		// A BAD the kernel has set and not yet sent is still to come.
-		bool kernel_quiet = conn->impl->get_link_status(conn) == LG_LINK_STATUS_GOOD;
-		if (kernel_quiet && recovery_idle(conn)) {
+		if (link->status == LG_LINK_STATUS_GOOD && recovery_idle(hc->conn)) {
 			continue;
 		}
-		if (conn->state != LG_LINK_FAILED ||
-				(conn->has_requested && pick(conn, ev, NULL, &best))) {
+		if (hc->conn->state != LG_LINK_FAILED || pick(ev, link, NULL, &best)) {
 			return false;
 		}
 	}
@@ -225,48 +317,53 @@ static bool settled_now(struct harness *h, const struct evidence *ev) {
 struct settle {
 	struct harness *h;
 	const struct evidence *ev;
-	uint64_t since_ms; // settled since, 0: not settled
+	uint64_t since_usec; // settled since, 0: not settled
 };
-
-static uint64_t now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 /* Settled for 150 ms on end: the kernel's retries come in between. */
 static bool all_settled(void *data) {
 	struct settle *settle = data;
 	if (!settled_now(settle->h, settle->ev)) {
-		settle->since_ms = 0;
+		settle->since_usec = 0;
 		return false;
 	}
-	if (settle->since_ms == 0) {
-		settle->since_ms = now_ms();
+	if (settle->since_usec == 0) {
+		settle->since_usec = now_usec();
 	}
-	return now_ms() - settle->since_ms >= 150;
+	return now_usec() - settle->since_usec >= 150000;
 }
 
+/* How a connector with a sink ended, for the share judged. */
+enum ending {
+	ENDING_NO_SINK, // nothing to light
+	ENDING_NOTHING_FITS, // P1 judged: the kernel takes no mode
+	ENDING_FITS, // P1 and P4 judged
+};
+
 /* P1 and P4 for one connector left alone; NULL when both hold. */
-static const char *judge(struct lg_connector *conn, const struct evidence *ev,
-		char *detail, size_t size) {
-	if (!conn->connected || conn->output == NULL) {
+static const char *judge(const struct evidence *ev, const struct sim_link *link,
+		enum ending *ending, char *detail, size_t size) {
+	*ending = ENDING_NO_SINK;
+	if (link == NULL || link->sink == NULL) {
 		return NULL;
 	}
 	struct lg_mode best;
-	bool lit = conn->output->enabled &&
-		conn->impl->get_link_status(conn) == LG_LINK_STATUS_GOOD;
-	const struct lg_mode *holding = lit && conn->has_current ? &conn->current : NULL;
-	bool fits = conn->has_requested && pick(conn, ev, holding, &best);
-	if (fits && !lit) {
-		snprintf(detail, size, "%s dark (%s) with a mode that fits",
-			conn->name, lg_link_state_name(conn->state));
+	bool on = lit(link);
+	if (!pick(ev, link, on ? &link->mode : NULL, &best)) {
+		*ending = ENDING_NOTHING_FITS;
+		return NULL;
+	}
+	*ending = ENDING_FITS;
+	if (!on) {
+		snprintf(detail, size, "%s dark (link-status %s, %s) with a mode that fits",
+			link->name, lg_link_status_name(link->status),
+			!link->lit ? "CRTC off" : !link->trained ? "not trained" : "sink unlocked");
 		return "P1 never dark";
 	}
-	if (fits && conn->has_current && !lg_mode_equal(&conn->current, &best)) {
+	if (!lg_mode_equal(&link->mode, &best)) {
 		char a[64], b[64];
-		snprintf(detail, size, "%s runs %s, the pick is %s", conn->name,
-			lg_mode_format(&conn->current, a, sizeof(a)),
+		snprintf(detail, size, "%s runs %s, the pick is %s", link->name,
+			lg_mode_format(&link->mode, a, sizeof(a)),
 			lg_mode_format(&best, b, sizeof(b)));
 		return "P4 best mode for the link";
 	}
@@ -276,29 +373,34 @@ static const char *judge(struct lg_connector *conn, const struct evidence *ev,
 /* What a program showed once left alone. */
 struct outcome {
 	uint64_t to_last_ms; // from the last fault to the last modeset
-	int after; // the most modesets of one output after the last fault
+	int after; // the most modesets of one connector after the last fault
 	size_t failures; // modes the sim saw fail, with their links
+	int steps_down; // checked by P3
+	bool p1, p4, p7; // judged by each
 };
 
-/* P7, and the figures for the distributions. */
-static const char *judge_path(const struct harness *h, struct outcome *outcome,
-		char *detail, size_t size) {
+/* P7 by the kernel's count of modesets, and the figures for the distributions. */
+static const char *judge_path(const struct harness *h, const struct evidence *ev,
+		struct outcome *outcome, char *detail, size_t size) {
 	uint64_t fault = harness_last_fault_usec(h);
 	outcome->to_last_ms = 0;
 	outcome->after = 0;
-	int n = h->modesets < HARNESS_MAX_EVENTS ? h->modesets : HARNESS_MAX_EVENTS;
-	for (int i = 0; i < n; i++) {
-		const struct harness_commit *commit = &h->commits[i];
-		if (commit->usec <= fault) {
+	// Past the record the modesets are not known: not judged.
+	outcome->p7 = ev->n_modesets <= MAX_MODESETS;
+	for (size_t i = 0; outcome->p7 && i < ev->n_modesets; i++) {
+		const struct modeset *m = &ev->modesets[i];
+		if (m->usec <= fault) {
 			continue;
 		}
-		outcome->to_last_ms = (commit->usec - fault) / 1000;
-		int after = harness_commits_after(h, commit->output, fault);
+		outcome->to_last_ms = (m->usec - fault) / 1000;
+		int after = 0;
+		for (size_t j = 0; j < ev->n_modesets; j++) {
+			after += ev->modesets[j].link == m->link && ev->modesets[j].usec > fault;
+		}
 		outcome->after = after > outcome->after ? after : outcome->after;
 	}
-	// Past the harness' record the modesets are not known: not judged.
-	if (h->modesets <= HARNESS_MAX_EVENTS && outcome->after > 2) {
-		snprintf(detail, size, "%d modesets of one output after the last fault",
+	if (outcome->after > 2) {
+		snprintf(detail, size, "%d modesets of one connector after the last fault",
 			outcome->after);
 		return "P7 two modesets after the last fault";
 	}
@@ -315,31 +417,45 @@ static bool run(const char *text, char *detail, size_t size, const char **violat
 	options.backoff_max_ms = 400;
 	struct harness h;
 	*violation = NULL;
+	*outcome = (struct outcome){0};
 	if (!harness_init(&h, &options)) {
 		*violation = "harness";
 		return false;
 	}
-	struct evidence ev = {0};
+	struct evidence ev = { .policy = options.policy };
 	sim_observe_training(h.sim, handle_training, &ev);
 	// The sim's uevents and retries come from the event loop a moment later.
 	bool ran = harness_run(&h, text, 100);
 	struct settle settle = { .h = &h, .ev = &ev };
 	bool settled = harness_dispatch_until(&h, all_settled, &settle, 15000);
-	struct harness_connector *hc;
-	wl_list_for_each(hc, &h.connectors, link) {
-		if (*violation == NULL && hc->conn != NULL) {
-			*violation = judge(hc->conn, &ev, detail, size);
-		}
+	int sinks = 0, nothing_fits = 0;
+	for (size_t i = 0; i < N_CONNECTORS; i++) {
+		enum ending ending;
+		const char *why = judge(&ev, sim_observe_link(h.sim, connectors[i]),
+			&ending, detail, size);
+		*violation = *violation != NULL ? *violation : why;
+		sinks += ending != ENDING_NO_SINK;
+		nothing_fits += ending == ENDING_NOTHING_FITS;
 	}
+	// Every program ends plugged (generate()): each connector's sink is
+	// judged, held or named as a violation; P4 where a mode fits.
+	outcome->p1 = sinks > 0;
+	outcome->p4 = sinks > 0 && nothing_fits == 0;
+	if (*violation == NULL && ev.p3[0] != '\0') {
+		snprintf(detail, size, "%s", ev.p3);
+		*violation = "P3 a step down lowers the link";
+	}
+	outcome->steps_down = ev.steps_down;
 	if (*violation == NULL && ev.overflow) {
 		*violation = "evidence: more failures than recorded";
 	}
 	if (*violation == NULL && !settled) {
 		*violation = "convergence: still busy when left alone";
 	}
-	const char *path = judge_path(&h, outcome, detail, size);
+	const char *path = judge_path(&h, &ev, outcome, detail, size);
 	outcome->failures = ev.n;
 	*violation = *violation != NULL ? *violation : path;
+	sim_observe_training(h.sim, NULL, NULL);
 	harness_finish(&h);
 	return ran;
 }
@@ -353,13 +469,29 @@ static int replay(const char *path) {
 		fclose(f);
 	}
 	text[len] = '\0';
-	char detail[160] = "";
+	char detail[192] = "";
 	const char *violation;
 	struct outcome outcome;
 	bool ran = run(text, detail, sizeof(detail), &violation, &outcome);
 	fprintf(stderr, "%s: %s %s\n", path, ran ? violation != NULL ? violation :
 		"no violation" : "did not run", detail);
 	return ran && violation == NULL ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/* Writes a failing program where $LINKGUARD_SCENARIO_OUT says, else here. */
+static void write_program(const char *text, uint64_t seed, unsigned long i,
+		const char *violation, const char *detail, char *path, size_t size) {
+	const char *dir = getenv("LINKGUARD_SCENARIO_OUT");
+	snprintf(path, size, "%s%sstack-%" PRIu64 "-%lu.scn", dir != NULL ? dir : "",
+		dir != NULL ? "/" : "", seed, i);
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		snprintf(path, size, "(not written: %s)", strerror(errno));
+		return;
+	}
+	fprintf(f, "# test_stack_programs seed %" PRIu64 ", program %lu: %s: %s\n%s",
+		seed, i, violation, detail, text);
+	fclose(f);
 }
 
 static int cmp_u64(const void *a, const void *b) {
@@ -378,8 +510,32 @@ static void print_distributions(uint64_t *to_last, const int *after, size_t n) {
 	for (size_t i = 0; i < n; i++) {
 		counts[after[i] < 3 ? after[i] : 3]++;
 	}
-	fprintf(stderr, "modesets of one output after the last fault: 0: %d, 1: %d, "
+	fprintf(stderr, "modesets of one connector after the last fault: 0: %d, 1: %d, "
 		"2: %d, more: %d\n", counts[0], counts[1], counts[2], counts[3]);
+}
+
+/* The programs each property judged. */
+struct shares {
+	unsigned long p1, p4, p7, p3, steps_down, unjudged;
+};
+
+static void count_shares(struct shares *shares, const struct outcome *outcome) {
+	shares->p1 += outcome->p1;
+	shares->p4 += outcome->p4;
+	shares->p7 += outcome->p7;
+	shares->p3 += outcome->steps_down > 0;
+	shares->steps_down += (unsigned long)outcome->steps_down;
+	shares->unjudged += !outcome->p1;
+}
+
+static void print_shares(const struct shares *s, unsigned long n) {
+	if (n == 0) {
+		return;
+	}
+	fprintf(stderr, "judged: P1 %lu of %lu programs (%lu %%), P4 %lu (%lu %%), "
+		"P7 %lu (%lu %%), P3 %lu (%lu %%, %lu steps down); unjudged endings: %lu\n",
+		s->p1, n, s->p1 * 100 / n, s->p4, s->p4 * 100 / n, s->p7, s->p7 * 100 / n,
+		s->p3, s->p3 * 100 / n, s->steps_down, s->unjudged);
 }
 
 int main(int argc, char *argv[]) {
@@ -393,13 +549,14 @@ int main(int argc, char *argv[]) {
 	fprintf(stderr, "seed %" PRIu64 " (LINKGUARD_SEED=%" PRIu64 " reproduces it)\n",
 		seed, seed);
 	unsigned long ran = 0, failed = 0, with_failures = 0;
+	struct shares shares = {0};
 	uint64_t *to_last = calloc(programs + 1, sizeof(*to_last));
 	int *after = calloc(programs + 1, sizeof(*after));
 	check(to_last != NULL && after != NULL);
 	harness_quiet();
 	for (unsigned long i = 0; i < programs && to_last != NULL && after != NULL; i++) {
 		rng_seed(seed, i);
-		char text[2048], detail[160] = "";
+		char text[2048], detail[192] = "";
 		generate(text, sizeof(text));
 		const char *violation;
 		struct outcome outcome;
@@ -412,27 +569,25 @@ int main(int argc, char *argv[]) {
 		to_last[ran] = outcome.to_last_ms;
 		after[ran] = outcome.after;
 		ran++;
+		count_shares(&shares, &outcome);
 		if (violation == NULL) {
 			continue;
 		}
 		failed++;
-		char path[64];
-		snprintf(path, sizeof(path), "stack-%" PRIu64 "-%lu.scn", seed, i);
-		FILE *f = fopen(path, "w");
-		if (f != NULL) {
-			fprintf(f, "# test_stack_programs seed %" PRIu64 ", program %lu: %s: %s\n%s",
-				seed, i, violation, detail, text);
-			fclose(f);
-		}
-		fprintf(stderr, "program %lu: %s: %s (written to %s)\n", i, violation,
-			detail, path);
+		char path[PATH_MAX];
+		write_program(text, seed, i, violation, detail, path, sizeof(path));
+		fprintf(stderr, "program %lu: %s: %s\n  written to %s; repeat: "
+			"LINKGUARD_SEED=%" PRIu64 " %s %lu, or %s %s\n", i, violation, detail,
+			path, seed, argv[0], programs, argv[0], path);
 	}
 	fprintf(stderr, "%lu programs ran on the full stack, %lu failed; in %lu a mode "
 		"failed at a link (P4's known bad)\n", ran, failed, with_failures);
+	print_shares(&shares, ran);
 	print_distributions(to_last, after, ran);
 	free(to_last);
 	free(after);
 	check_int_eq(ran, programs);
 	check_int_eq(failed, 0);
+	check_int_eq(shares.unjudged, 0);
 	return test_result();
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 #include <core/dpcd.h>
 #include <kms/aux.h>
@@ -170,9 +171,11 @@ static void oracle_check(const struct dpcd_regs *regs) {
 	check_int_eq(lg_sink_status_locked(&status), eq_ok);
 }
 
+/* LINKGUARD_SEED, else a fresh one; main() prints it first. */
+static uint64_t seed;
+static const char *program; // argv[0], for the command that repeats a failure
+
 static void test_generated_against_oracle(void) {
-	const char *seed_env = getenv("LINKGUARD_SEED");
-	uint64_t seed = seed_env != NULL ? strtoull(seed_env, NULL, 10) : 1;
 	int before = test_failures;
 	for (uint64_t i = 0; i < 200000 && test_failures == before; i++) {
 		rng_seed(seed, i);
@@ -189,8 +192,9 @@ static void test_generated_against_oracle(void) {
 		}
 		oracle_check(&regs);
 		if (test_failures != before) {
-			fprintf(stderr, "seed %llu program %llu\n",
-				(unsigned long long)seed, (unsigned long long)i);
+			fprintf(stderr, "seed %llu program %llu; repeat: LINKGUARD_SEED=%llu "
+				"%s\n", (unsigned long long)seed, (unsigned long long)i,
+				(unsigned long long)seed, program);
 		}
 	}
 }
@@ -320,7 +324,11 @@ static void test_read_through_files(void) {
 	tree_finish(&t);
 }
 
-int main(void) {
+int main(int argc, char *argv[]) {
+	const char *seed_env = getenv("LINKGUARD_SEED");
+	seed = seed_env != NULL ? strtoull(seed_env, NULL, 10) : (uint64_t)time(NULL);
+	program = argc > 0 ? argv[0] : "test_dpcd";
+	fprintf(stderr, "seed %llu (LINKGUARD_SEED repeats it)\n", (unsigned long long)seed);
 	run_test(test_hbr2_x4_locked);
 	run_test(test_lane_unlocked);
 	run_test(test_uhbr_not_decoded);

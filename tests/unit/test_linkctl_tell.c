@@ -417,5 +417,9 @@ int main(int argc, char *argv[]) {
 	test_generated_lines(seed, iterations);
 	fprintf(stderr, "%s test_generated_lines (%d lines)\n",
 		test_failures == 0 ? "ok  " : "FAIL", iterations);
+	if (test_failures != 0) {
+		fprintf(stderr, "repeat: LINKGUARD_SEED=%llu %s %d\n",
+			(unsigned long long)seed, argv[0], iterations);
+	}
 	return test_result();
 }
