@@ -99,8 +99,6 @@ static void mark_fault(struct world *w) {
 			w->config.backoff_max_ms));
 	}
 	w->modesets_after_fault = 0;
-	// Failed already: its backoff tries again, whatever came.
-	w->failed_after_fault = w->driver.machine.state == LG_LINK_FAILED;
 	w->backoff_tried = false;
 	w->fault_in_feed = true;
 }
@@ -404,7 +402,6 @@ static void check_report(struct world *w, const struct lg_action *action) {
 		return;
 	case LG_ACTION_FAILED:
 		w->failures++;
-		w->failed_after_fault = true;
 		// A plan of its own timer (a backoff, a gate, a step up) failed
 		// with nothing new from outside, not even a commit that failed:
 		// the backoff has had its chance.

@@ -129,7 +129,6 @@ struct world {
 	// changed the mode
 	uint64_t last_fault_at, last_change_at;
 	uint32_t modesets_after_fault;
-	bool failed_after_fault; // or failed then: the backoff, not P4's bound, applies
 	// P1: failed again at a timer of its own since the last fault: its
 	// backoff has had its chance
 	bool backoff_tried;

@@ -505,7 +505,7 @@ int main(int argc, char *argv[]) {
 		generate(&p);
 		struct outcome outcome;
 		const char *violation = run(&p, &outcome, false, false);
-		if (outcome.ending == WORLD_ENDS_AT_PICK) {
+		if (violation == NULL && outcome.ending == WORLD_ENDS_AT_PICK) {
 			to_best[timed++] = outcome.to_best_ms;
 		}
 		stepped_down += outcome.stepped_down;
