@@ -1450,6 +1450,11 @@ enum world_ending world_judge_ending(struct world *w) {
 	}
 	uint64_t after = w->last_change_at > w->last_fault_at ?
 		w->last_change_at - w->last_fault_at : 0;
+	if (!w->judged) {
+		w->judged = true;
+		w->judged_after_ms = after;
+		w->judged_modesets = w->modesets_after_fault;
+	}
 	if (ending == WORLD_ENDS_AT_PICK && after > rest_bound(w)) {
 		char detail[160];
 		snprintf(detail, sizeof(detail), "the last mode change came %llu ms after "

@@ -129,6 +129,11 @@ struct world {
 	// changed the mode
 	uint64_t last_fault_at, last_change_at;
 	uint32_t modesets_after_fault;
+	// where the ending was first judged: from the last fault to the last
+	// mode change, and linkguard's modesets after the last fault
+	bool judged;
+	uint64_t judged_after_ms;
+	uint32_t judged_modesets;
 	// P1: failed again at a timer of its own since the last fault: its
 	// backoff has had its chance
 	bool backoff_tried;

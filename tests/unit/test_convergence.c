@@ -237,9 +237,8 @@ static const char *run(const struct program *p, struct outcome *outcome, bool tr
 	outcome = outcome != NULL ? outcome : &local;
 	outcome->ending = w.violation == NULL ? world_leave_alone(&w, CONVERGE_MS) :
 		WORLD_ENDS_UNJUDGED;
-	outcome->to_best_ms = w.last_change_at > w.last_fault_at ?
-		w.last_change_at - w.last_fault_at : 0;
-	outcome->modesets_after_fault = w.modesets_after_fault;
+	outcome->to_best_ms = w.judged_after_ms;
+	outcome->modesets_after_fault = w.judged_modesets;
 	outcome->stepped_down = w.step_downs > 0;
 	outcome->quiet_commit = w.quiet_commits > 0;
 	outcome->worst = w.max_in_window;
