@@ -676,8 +676,13 @@ static void handle_linkguard_restored(struct wl_listener *listener,
 
 static void handle_linkguard_failed(struct wl_listener *listener, void *data) {
 	const struct lg_connector *conn = data;
-	wlr_log(WLR_ERROR, "%s: link failed, no mode fits; output disabled "
-		"until replug", conn->name);
+	// linkguard keeps the output at its mode (off only when the kernel
+	// lists none) and tries again after a backoff, not at the next replug.
+	bool on = conn->output != NULL && conn->output->enabled && conn->has_current;
+	char mode[64];
+	wlr_log(WLR_ERROR, "%s: link failed, no mode fits now; %s%s; trying again "
+		"after a backoff", conn->name, on ? "output kept at " : "output off",
+		on ? lg_mode_format(&conn->current, mode, sizeof(mode)) : "");
 }
 
 /*

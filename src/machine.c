@@ -223,6 +223,25 @@ static uint32_t grow_backoff(const struct lg_machine *m) {
 	return next > config->backoff_max_ms ? config->backoff_max_ms : (uint32_t)next;
 }
 
+/*
+ * The wait before a failed machine tries again (P1's bound after a
+ * refusal): after a new fault backoff_min_ms, however far another fault
+ * (a glitch burst) grew the backoff; after its own retry failed again the
+ * doubled backoff, yet never more than the failures have lasted plus
+ * backoff_min_ms (a retry that came early, at the session's return,
+ * doubles nothing).
+ */
+static uint32_t failure_backoff(struct lg_machine *m, uint64_t now, bool again) {
+	const struct lg_machine_config *config = m->config;
+	if (!again) {
+		m->failed_ms = now;
+		return config->backoff_min_ms;
+	}
+	uint64_t bound = now - m->failed_ms + config->backoff_min_ms;
+	uint32_t grown = grow_backoff(m);
+	return grown < bound ? grown : (uint32_t)bound;
+}
+
 /* P2: how long until linkguard may modeset again; 0 is now. */
 static uint64_t budget_wait(const struct lg_machine *m, uint64_t now) {
 	if (m->modesets < MACHINE_BUDGET_MODESETS) {
@@ -536,6 +555,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 
 static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out, enum lg_failure failure) {
+	bool again = m->plan == MACHINE_PLAN_BACKOFF && m->state == LG_LINK_FAILED;
 	end_plan(m);
 	cancel_timer(m, out);
 	if (failure == LG_FAILURE_NO_MODES && facts->enabled) {
@@ -549,7 +569,7 @@ static void fail(struct lg_machine *m, const struct lg_machine_facts *facts,
 	set_state(m, out, LG_LINK_FAILED);
 	struct lg_action *action = emit(out, LG_ACTION_FAILED);
 	action->failure = failure;
-	m->backoff_ms = grow_backoff(m);
+	m->backoff_ms = failure_backoff(m, facts->now_ms, again);
 	action->ms = m->backoff_ms;
 	// P1: giving up is a backoff that keeps trying, also where the sink
 	// held no smaller mode: one that lost lock twice by chance holds the
@@ -566,15 +586,16 @@ static void retry_result(struct lg_machine *m, struct lg_actions *out,
 static void gate(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out, enum machine_plan plan, uint64_t wait) {
 	end_plan(m);
-	if (m->timer == MACHINE_TIMER_GATE) {
-		// Already waiting, as long: the stronger plan goes when it opens.
-		if (plan > m->gated_plan) {
-			m->gated_plan = plan;
-		}
-		return;
+	// Already waiting: the stronger plan goes when it opens, and sooner
+	// where its own wait is shorter (a BAD waits for the budget only,
+	// never for the backoff that held another plan).
+	bool waiting = m->timer == MACHINE_TIMER_GATE;
+	if (!waiting || plan > m->gated_plan) {
+		m->gated_plan = plan;
 	}
-	m->gated_plan = plan;
-	arm(m, out, MACHINE_TIMER_GATE, wait);
+	if (!waiting || m->timer_ms > facts->now_ms + wait) {
+		arm(m, out, MACHINE_TIMER_GATE, wait);
+	}
 }
 
 static void commit(struct lg_machine *m, const struct lg_machine_facts *facts,

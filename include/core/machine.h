@@ -262,6 +262,7 @@ struct lg_machine {
 	uint32_t modesets, modeset_head;
 	uint64_t last_modeset_ms;
 	uint32_t backoff_ms; // flapping: gap between modesets; failed: next try
+	uint64_t failed_ms; // when the failures the backoff retries began
 
 	// P3: BADs at a mode that still fits (ring)
 	uint64_t flap_ms[16];

@@ -75,14 +75,30 @@ static bool world_test(void *data, const struct lg_mode *mode) {
 }
 
 /*
+ * A retry or the picture is due at the latest by at: P4's bound reaches
+ * it, whatever comes meanwhile.
+ */
+static void expect_by(struct world *w, uint64_t at) {
+	if (at > w->retry_by) {
+		w->retry_by = at;
+	}
+}
+
+/*
  * P4, P7, P8: something from outside the machine happened; also a fault
  * it hears of only through its next test.
  */
 static void mark_fault(struct world *w) {
 	w->last_fault_at = w->now;
+	// Failed (reported), the retry after a fault comes at most as long
+	// after it as it has failed by then plus backoff_min_ms, at most
+	// backoff_max_ms.
+	if (w->failed_since != WORLD_NEVER) {
+		uint64_t wait = w->now - w->failed_since + w->config.backoff_min_ms;
+		expect_by(w, w->now + (wait < w->config.backoff_max_ms ? wait :
+			w->config.backoff_max_ms));
+	}
 	w->modesets_after_fault = 0;
-	// Failed already: its backoff tries again, whatever came.
-	w->failed_after_fault = w->driver.machine.state == LG_LINK_FAILED;
 	w->backoff_tried = false;
 	w->fault_in_feed = true;
 }
@@ -249,6 +265,40 @@ static void train(struct world *w, const struct lg_mode *mode) {
 	}
 }
 
+/*
+ * P3: the step down of a flapping report, its first commit (after it, a
+ * commit that failed leads to a fallback), to a mode the policy ranks
+ * below the one that ran, lowers the link: by the oracle, the link i915
+ * trains it at carries less (rate x lanes x coding) than the running mode's.
+ * As for P4 and P8, away from a mode the world saw fail at its link, or
+ * one the sink did not hold or erred at (the machine steps down by
+ * bandwidth from those), is no flapping step down.
+ */
+static void check_step_down(struct world *w, const struct lg_mode *mode) {
+	const struct sim_sink *sink = w->link.sink;
+	bool flapped = w->flapped_in_run;
+	w->flapped_in_run = false;
+	if (!flapped || !w->has_current || !w->enabled ||
+			!w->has_requested || sink == NULL || failed_here(w, &w->current) ||
+			lg_mode_same_timing(&w->current, mode) ||
+			(w->unheld_khz != 0 && w->current.clock_khz >= w->unheld_khz) ||
+			!oracle_better(w->oracle_policy, &w->current, mode, &w->requested)) {
+		return;
+	}
+	w->step_downs++;
+	struct lg_link_params from, to;
+	if (!oracle_train_link(&w->current, sink->max_bpc, &w->link.max, &from) ||
+			!oracle_train_link(mode, sink->max_bpc, &w->link.max, &to) ||
+			oracle_link_kBps(&to) < oracle_link_kBps(&from)) {
+		return;
+	}
+	char a[64], b[64], detail[160];
+	snprintf(detail, sizeof(detail), "stepped down from %s (%u x %u) to %s (%u x %u)",
+		lg_mode_format(&w->current, a, sizeof(a)), from.rate_mbps, from.lanes,
+		lg_mode_format(mode, b, sizeof(b)), to.rate_mbps, to.lanes);
+	violate(w, "P3 a step down lowers the link", detail);
+}
+
 static bool world_commit(void *data, const struct lg_action *action) {
 	struct world *w = data;
 	const struct lg_mode *mode = &action->mode;
@@ -260,11 +310,13 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	// link is no step down.
 	bool quiet = w->now - w->last_fault_at > w->config.flap_window_ms &&
 		w->link.status == LG_LINK_STATUS_GOOD && sim_link_sink_locked(&w->link);
+	w->quiet_commits += quiet && w->has_current && w->enabled && w->has_requested;
 	if (quiet && w->has_current && w->enabled && w->has_requested &&
 			(!failed_here(w, &w->current) || failed_here(w, mode)) &&
 			oracle_better(w->oracle_policy, &w->current, mode, &w->requested)) {
 		violate(w, "P8 no step down on a quiet link", "stepped down on a quiet link");
 	}
+	check_step_down(w, mode);
 	if (!w->has_current || !lg_mode_equal(&w->current, mode)) {
 		w->last_change_at = w->now;
 	}
@@ -282,12 +334,9 @@ static bool world_commit(void *data, const struct lg_action *action) {
 	if (w->has_current && lg_mode_equal(&w->current, mode)) {
 		w->same_mode_commits++;
 	}
-	// As src/recovery.c: the CRTC blanked first where the commit would be
-	// no modeset.
-	if (!lg_driver_commit_retrains(w->enabled && w->has_current ? &w->current : NULL,
-			mode, w->link.status)) {
-		sim_link_off(&w->link);
-	}
+	// linkguard's commit trains the link, whatever ran: src/recovery.c
+	// blanks the CRTC first where the kernel would make it no modeset.
+	sim_link_off(&w->link);
 	w->current = *mode;
 	w->has_current = true;
 	w->enabled = true;
@@ -332,6 +381,11 @@ static void check_report(struct world *w, const struct lg_action *action) {
 		if (w->driver.machine.state == LG_LINK_RETRAINING && !w->committed_in_run) {
 			violate(w, "P5 truthful reports", "retraining reported before a commit");
 		}
+		if (w->driver.machine.state != LG_LINK_FAILED) {
+			w->failed_since = WORLD_NEVER;
+		} else if (w->failed_since == WORLD_NEVER) {
+			w->failed_since = w->now;
+		}
 		return;
 	case LG_ACTION_STEP_UP:
 		w->last_fallback = action->mode;
@@ -348,7 +402,6 @@ static void check_report(struct world *w, const struct lg_action *action) {
 		return;
 	case LG_ACTION_FAILED:
 		w->failures++;
-		w->failed_after_fault = true;
 		// A plan of its own timer (a backoff, a gate, a step up) failed
 		// with nothing new from outside, not even a commit that failed:
 		// the backoff has had its chance.
@@ -411,6 +464,7 @@ static void world_act(void *data, const struct lg_action *action) {
 		return;
 	case LG_ACTION_FLAPPING:
 		w->flapping_reports++;
+		w->flapped_in_run = true;
 		w->glitches = 0;
 		return;
 	case LG_ACTION_RECOMMEND:
@@ -515,12 +569,135 @@ static void held(struct world *w) {
 	}
 }
 
+/* P1 applies: an output the compositor drives, the session ours, recovery on. */
+static bool picture_due(const struct world *w) {
+	return w->connected && w->has_output && !w->session_away && w->config.recover &&
+		!w->link.retrain_disabled;
+}
+
+/*
+ * P1's bound from the end of a refusal to the picture: backoff_min_ms plus
+ * how long the kernel refused every mode the sink holds (or the output was
+ * dark before), at most backoff_max_ms.
+ */
+static uint64_t refusal_bound(const struct world *w) {
+	uint64_t bound = w->refused_ms + w->config.backoff_min_ms;
+	return bound < w->config.backoff_max_ms ? bound : w->config.backoff_max_ms;
+}
+
+/* P4's bound: the last mode change comes at most this long after the last fault. */
+static uint64_t rest_bound(const struct world *w) {
+	uint64_t bound = w->config.flap_window_ms + w->config.settle_ms;
+	// A retry, or the picture, due later than that (expect_by()).
+	if (w->retry_by > w->last_fault_at + bound) {
+		bound = w->retry_by - w->last_fault_at;
+	}
+	return bound;
+}
+
+/* P2: when the budget lets linkguard modeset again, by the world's count. */
+static uint64_t budget_free_at(const struct world *w) {
+	if (w->modesets < MACHINE_BUDGET_MODESETS) {
+		return 0;
+	}
+	uint32_t oldest = (w->modeset_head + WORLD_MAX_COMMITS - MACHINE_BUDGET_MODESETS) %
+		WORLD_MAX_COMMITS;
+	return w->modeset_at[oldest] + MACHINE_BUDGET_WINDOW_MS;
+}
+
+/*
+ * Whether the kernel takes a mode the sink holds: the start and end of
+ * refusals, on a connected output, the session ours or not.
+ */
+static void watch_fit(struct world *w) {
+	bool due = w->connected && w->has_output && w->config.recover;
+	bool fits = due && world_mode_fits(w);
+	if (fits && w->fits_since == WORLD_NEVER) {
+		w->fits_since = w->now;
+		if (w->unfit_since != WORLD_NEVER) {
+			// Dark since before it, the refusal counts from then; a
+			// shorter refusal after a longer one does not make the
+			// longer one's retry due sooner.
+			uint64_t start = w->dark_since < w->unfit_since ?
+				w->dark_since : w->unfit_since;
+			w->refused_ms = w->now - start;
+			expect_by(w, w->now + refusal_bound(w));
+		}
+		w->unfit_since = WORLD_NEVER;
+	} else if (!fits) {
+		w->fits_since = WORLD_NEVER;
+		if (!due) {
+			w->unfit_since = WORLD_NEVER;
+		} else if (w->unfit_since == WORLD_NEVER) {
+			w->unfit_since = w->now;
+		}
+	}
+}
+
+/*
+ * P1's deadline: dark (disabled or BAD) while the kernel takes a mode the
+ * sink holds, the picture is due after the last of: it went dark, the
+ * kernel took a mode again, the last fault (the machine hears of a BAD at
+ * the uevent after it); at most as long after as it has been dark by
+ * then plus backoff_min_ms, and at most backoff_max_ms; never before the
+ * budget lets linkguard modeset (P2).
+ */
+static void watch_lit(struct world *w) {
+	// Dark while the session was away is dark all the same.
+	bool dark = w->connected && w->has_output && w->config.recover &&
+		!w->link.retrain_disabled &&
+		(!w->enabled || w->link.status == LG_LINK_STATUS_BAD);
+	if (!dark) {
+		w->dark_since = WORLD_NEVER;
+		w->lit_due = WORLD_NEVER;
+		return;
+	}
+	if (w->dark_since == WORLD_NEVER) {
+		w->dark_since = w->now;
+	}
+	// The kernel's event after a training it failed is a fault still
+	// to come: the deadline counts from it.
+	if (!picture_due(w) || w->fits_since == WORLD_NEVER ||
+			w->hotplug_at != WORLD_NEVER || w->kernel_retry_at != WORLD_NEVER) {
+		w->lit_due = WORLD_NEVER;
+		return;
+	}
+	uint64_t from = w->fits_since > w->dark_since ? w->fits_since : w->dark_since;
+	from = w->last_fault_at > from ? w->last_fault_at : from;
+	uint64_t wait = from - w->dark_since + w->config.backoff_min_ms;
+	uint64_t due = from + (wait < w->config.backoff_max_ms ? wait : w->config.backoff_max_ms);
+	uint64_t free_at = budget_free_at(w);
+	w->lit_due = due > free_at ? due : free_at;
+	expect_by(w, w->lit_due);
+}
+
+static void watch(struct world *w) {
+	watch_fit(w);
+	watch_lit(w);
+}
+
+/* P1's deadline passed: dark still, while a mode fits, is a violation. */
+static void judge_lit(struct world *w) {
+	watch(w);
+	if (w->lit_due > w->now) {
+		return;
+	}
+	w->lit_due = WORLD_NEVER;
+	char detail[160];
+	snprintf(detail, sizeof(detail), "dark since %llu ms, a mode taken since %llu ms, "
+		"the last refusal %llu ms long: still dark at %llu ms",
+		(unsigned long long)w->dark_since, (unsigned long long)w->fits_since,
+		(unsigned long long)w->refused_ms, (unsigned long long)w->now);
+	violate(w, "P1 never dark", detail);
+}
+
 static void feed(struct world *w, enum lg_machine_event_type type) {
 	if (w->trace) {
 		fprintf(stderr, "%8llu event %s\n", (unsigned long long)w->now,
 			lg_machine_event_name(type));
 	}
 	w->committed_in_run = false;
+	w->flapped_in_run = false;
 	if (type != LG_MACHINE_TIMER) {
 		mark_fault(w);
 	}
@@ -531,6 +708,7 @@ static void feed(struct world *w, enum lg_machine_event_type type) {
 		judge_read(w);
 	}
 	watch_hold(w);
+	watch_lit(w);
 	if (!present) {
 		world_unplug(w);
 	}
@@ -545,6 +723,11 @@ void world_init(struct world *w, const char *sink) {
 		.dark_read_at = WORLD_NEVER,
 		.window_at = WORLD_NEVER,
 		.hold_at = WORLD_NEVER,
+		.dark_since = WORLD_NEVER,
+		.fits_since = WORLD_NEVER,
+		.unfit_since = WORLD_NEVER,
+		.failed_since = WORLD_NEVER,
+		.lit_due = WORLD_NEVER,
 		.link = { .name = "DP-1" },
 	};
 	lg_machine_config_defaults(&w->config);
@@ -603,6 +786,7 @@ void world_glitch(struct world *w) {
 	if (sim_link_glitch(&w->link)) {
 		w->hotplug_at = w->now + 1;
 	}
+	watch_lit(w);
 }
 
 void world_set_cable(struct world *w, const struct lg_link_params *cable) {
@@ -616,15 +800,18 @@ void world_set_cable(struct world *w, const struct lg_link_params *cable) {
 	} else if (result == SIM_LOWERED) {
 		w->hotplug_at = w->now + 1;
 	}
+	watch(w);
 }
 
 void world_reject_all(struct world *w, bool on) {
 	w->link.reject_all = on;
 	mark_fault(w);
+	watch(w);
 }
 
 void world_lose_lock(struct world *w, uint32_t above_mbps) {
 	sim_link_lose_lock(&w->link, above_mbps);
+	watch(w);
 }
 
 void world_set_errors(struct world *w, uint32_t per_min) {
@@ -659,6 +846,7 @@ void world_unplug(struct world *w) {
 	w->has_current = false;
 	link_changed(w); // no read until another output runs
 	feed(w, LG_MACHINE_OUTPUT_GONE);
+	watch(w);
 }
 
 /*
@@ -732,6 +920,7 @@ static void plug(struct world *w, const char *name, bool at_stored) {
 	}
 	w->has_output = true;
 	sim_link_probe(&w->link, &w->modes);
+	watch_fit(w);
 	feed(w, LG_MACHINE_OUTPUT_NEW);
 	if (at_stored && w->has_stored && lg_mode_list_find(&w->modes, &w->stored) >= 0) {
 		struct lg_mode stored = w->stored;
@@ -760,6 +949,7 @@ void world_replug_stored(struct world *w) {
 
 void world_session(struct world *w, bool active) {
 	w->session_away = !active;
+	watch_fit(w);
 	feed(w, active ? LG_MACHINE_SESSION_BACK : LG_MACHINE_SESSION_AWAY);
 	if (active) {
 		hotplug(w); // backend/drm looks at every connector again
@@ -1015,6 +1205,7 @@ static void read_missed(struct world *w) {
 static uint64_t next_due(const struct world *w) {
 	const uint64_t at[] = {
 		w->timer_at, w->hotplug_at, w->kernel_retry_at, w->read_due_at, w->hold_at,
+		w->lit_due,
 	};
 	uint64_t due = WORLD_NEVER;
 	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
@@ -1042,6 +1233,7 @@ static void run_due(struct world *w) {
 	if (w->hotplug_at <= w->now) {
 		w->hotplug_at = WORLD_NEVER;
 		hotplug(w);
+		watch_fit(w); // a link the kernel lowered may list nothing more
 		return;
 	}
 	if (w->timer_at <= w->now) {
@@ -1057,6 +1249,9 @@ static void run_due(struct world *w) {
 	if (w->read_due_at <= w->now) {
 		read_missed(w);
 		return;
+	}
+	if (w->lit_due <= w->now) {
+		judge_lit(w);
 	}
 }
 
@@ -1087,24 +1282,43 @@ void world_advance(struct world *w, uint64_t ms) {
 	w->now = end;
 }
 
+/*
+ * P4's deadline: the last mode change within its bound after the last
+ * fault, and the settle time for it to show it held (the state it reports).
+ */
+static uint64_t rest_at(const struct world *w) {
+	return w->last_fault_at + rest_bound(w) + w->config.settle_ms;
+}
+
+/* Runs due events, the clock stopping at P4's deadline too, until idle. */
 void world_settle(struct world *w, uint64_t max_ms) {
 	uint64_t end = w->now + max_ms;
-	for (int guard = 0; guard < 100000 && !world_idle(w) && next_due(w) <= end;
-			guard++) {
-		world_tick(w);
+	for (int guard = 0; guard < 100000 && !world_idle(w); guard++) {
+		uint64_t due = next_due(w);
+		uint64_t rest = rest_at(w);
+		if (rest > w->now && rest < due) {
+			due = rest;
+		}
+		if (due > end) {
+			break;
+		}
+		if (due > w->now) {
+			w->now = due;
+		}
+		run_due(w);
 	}
 }
 
 /*
- * Nothing more will change: no kernel event, no hold or plan of the
- * machine's pending, no read that matters. The machine's one timer may
- * still be armed, for a poll of the sink that finds what the last found.
+ * The spec's deadline after the last fault (P4's bound) has passed, and
+ * nothing the world expects is pending: no kernel event, no hold, no
+ * picture due (P1), no read that matters. The machine's timer may still be
+ * armed: whatever it brings later is judged as it comes.
  */
 bool world_idle(const struct world *w) {
-	const struct lg_machine *m = &w->driver.machine;
 	return w->hotplug_at == WORLD_NEVER && w->kernel_retry_at == WORLD_NEVER &&
-		w->hold_at == WORLD_NEVER && m->timer == MACHINE_TIMER_NONE &&
-		!(m->holding && m->hold_ms != 0) && !read_wanted(w);
+		w->hold_at == WORLD_NEVER && w->lit_due == WORLD_NEVER && !read_wanted(w) &&
+		w->now >= rest_at(w);
 }
 
 bool world_mode_fits(const struct world *w) {
@@ -1151,13 +1365,23 @@ void world_check_now(struct world *w) {
 			w->driver.machine.state != LG_LINK_FLAPPING) {
 		violate(w, "P3 flapping answered", "glitches within the window not answered");
 	}
-	// P4: idle, the mode is the policy's pick for the kernel's list.
+	// P4: idle, while the kernel takes a mode the sink holds, the episode
+	// is over (good, or degraded by the sink's errors) and the mode is the
+	// policy's pick for the kernel's list.
 	const struct sim_sink *sink = w->link.sink;
+	enum lg_link_state state = w->driver.machine.state;
 	struct lg_mode pick;
-	if (world_idle(w) && w->connected && w->enabled && !w->session_away &&
-			!w->link.reject_all && !w->link.retrain_disabled && w->has_current &&
-			(w->driver.machine.state == LG_LINK_GOOD ||
-			w->driver.machine.state == LG_LINK_DEGRADED)) {
+	bool judged = world_idle(w) && picture_due(w) && w->enabled && w->has_current &&
+		!w->link.reject_all && fits;
+	if (judged && state != LG_LINK_GOOD && state != LG_LINK_DEGRADED &&
+			world_mode_fits(w)) {
+		char detail[160];
+		snprintf(detail, sizeof(detail), "%s %llu ms after the last fault, past "
+			"its bound", lg_link_state_name(state),
+			(unsigned long long)(w->now - w->last_fault_at));
+		violate(w, "P4 best mode for the link", detail);
+	}
+	if (judged && (state == LG_LINK_GOOD || state == LG_LINK_DEGRADED)) {
 		struct lg_mode_list expected, skipped;
 		lg_mode_list_init(&expected);
 		oracle_list(sink, &w->link.max, &expected);
@@ -1205,4 +1429,61 @@ void world_check_now(struct world *w) {
 		lg_mode_list_finish(&skipped);
 	}
 	lg_mode_list_finish(&list);
+}
+
+const char *const world_ending_names[WORLD_N_ENDINGS] = {
+	"at the pick within P4's bound", "nothing the sink holds is taken", "off",
+	"unjudged",
+};
+
+enum world_ending world_judge_ending(struct world *w) {
+	enum lg_link_state state = w->driver.machine.state;
+	bool shows = w->enabled && (state == LG_LINK_GOOD || state == LG_LINK_DEGRADED);
+	enum world_ending ending = !w->connected || !w->has_output ? WORLD_ENDS_OFF :
+		!world_mode_fits(w) ? WORLD_ENDS_NOTHING_FITS :
+		world_idle(w) && shows ? WORLD_ENDS_AT_PICK : WORLD_ENDS_UNJUDGED;
+	if (ending == WORLD_ENDS_UNJUDGED) {
+		char detail[160];
+		snprintf(detail, sizeof(detail), "left alone %s, %s, while a mode fits",
+			lg_link_state_name(state), world_idle(w) ? "idle" : "busy");
+		violate(w, "every ending judged", detail);
+	}
+	uint64_t after = w->last_change_at > w->last_fault_at ?
+		w->last_change_at - w->last_fault_at : 0;
+	if (!w->judged) {
+		w->judged = true;
+		w->judged_after_ms = after;
+		w->judged_modesets = w->modesets_after_fault;
+	}
+	if (ending == WORLD_ENDS_AT_PICK && after > rest_bound(w)) {
+		char detail[160];
+		snprintf(detail, sizeof(detail), "the last mode change came %llu ms after "
+			"the last fault (bound %llu ms)", (unsigned long long)after,
+			(unsigned long long)rest_bound(w));
+		violate(w, "P4 within a quiet period", detail);
+	}
+	return ending;
+}
+
+enum world_ending world_leave_alone(struct world *w, uint64_t ms) {
+	uint64_t end = w->now + ms;
+	world_settle(w, ms);
+	world_check_now(w);
+	enum world_ending ending = world_judge_ending(w);
+	// Then the machine's longest timers (a backoff, a quiet period)
+	// once more: whatever it does is judged as it comes, and the ending
+	// again if it did anything but read.
+	uint64_t rest = (uint64_t)w->config.backoff_max_ms + w->config.flap_window_ms;
+	if (w->violation == NULL && end > w->now) {
+		uint32_t head = w->modeset_head, modesets = w->modesets;
+		enum lg_link_state state = w->driver.machine.state;
+		bool enabled = w->enabled;
+		world_advance(w, end - w->now < rest ? end - w->now : rest);
+		if (head != w->modeset_head || modesets != w->modesets ||
+				state != w->driver.machine.state || enabled != w->enabled) {
+			world_check_now(w);
+			ending = world_judge_ending(w);
+		}
+	}
+	return ending;
 }

@@ -111,6 +111,7 @@ struct world {
 	uint64_t modeset_at[WORLD_MAX_COMMITS]; // ring of linkguard's modesets
 	uint32_t modesets, modeset_head, max_in_window;
 	bool committed_in_run; // a commit succeeded in the current driver run
+	bool flapped_in_run; // the machine reported flapping in it
 	uint64_t glitch_at[16]; // BADs fed at an unchanged link since the last step down
 	uint32_t glitches;
 	// the lowest clock of a mode the sink did not hold, or erred at, right
@@ -120,16 +121,32 @@ struct world {
 	struct lg_mode dark_mode;
 	uint64_t dark_at;
 	uint32_t flapping_reports, fallbacks, failures, same_mode_commits;
+	// commits P3 judged (a step down while flapping) and P8 (on a quiet link)
+	uint32_t step_downs, quiet_commits;
 	// P4, P7, P8: the last event from outside the machine (a BAD, an
 	// unlock or error verdict, a plug, a retry, a mode set: anything but
 	// its own timer), linkguard's modesets since, and the last that
 	// changed the mode
 	uint64_t last_fault_at, last_change_at;
 	uint32_t modesets_after_fault;
-	bool failed_after_fault; // or failed then: the backoff, not P4's bound, applies
+	// where the ending was first judged: from the last fault to the last
+	// mode change, and linkguard's modesets after the last fault
+	bool judged;
+	uint64_t judged_after_ms;
+	uint32_t judged_modesets;
 	// P1: failed again at a timer of its own since the last fault: its
 	// backoff has had its chance
 	bool backoff_tried;
+	// P1's bound, on the world's clock: since when the output is dark
+	// (disabled or BAD; WORLD_NEVER: lit), since when the kernel takes a
+	// mode the sink holds (WORLD_NEVER: none) and since when it took none
+	// (WORLD_NEVER: it takes one, or no output), how long the last such
+	// refusal lasted, and the deadline for the picture (WORLD_NEVER: none)
+	uint64_t dark_since, fits_since, unfit_since, refused_ms, lit_due;
+	uint64_t failed_since; // reported failed since (WORLD_NEVER: not failed)
+	// the latest retry or picture due so far (P1's deadlines, a refusal's
+	// retry, a failed machine's retry after a fault): P4's bound reaches it
+	uint64_t retry_by;
 	enum lg_machine_event_type feeding; // the event the machine is given
 	bool fault_in_feed; // and something from outside came meanwhile
 	bool trace; // every event and action on stderr
@@ -185,6 +202,35 @@ void world_settle(struct world *w, uint64_t max_ms);
 void world_check_now(struct world *w);
 /* The kernel takes a mode that the sink holds. */
 bool world_mode_fits(const struct world *w);
+/*
+ * By the world's own clock and facts: the spec's deadline after the last
+ * fault has passed, and no kernel event, hold or read that matters is
+ * pending. The machine's timer is not asked.
+ */
 bool world_idle(const struct world *w);
+
+/* How a world left alone ends; each but the last is judged. */
+enum world_ending {
+	WORLD_ENDS_AT_PICK, // good or degraded at the pick: P1, P4 and its bound
+	WORLD_ENDS_NOTHING_FITS, // the kernel takes no mode the sink holds: P1
+	WORLD_ENDS_OFF, // unplugged: nothing to show
+	WORLD_ENDS_UNJUDGED, // none of these: a violation
+	WORLD_N_ENDINGS,
+};
+
+extern const char *const world_ending_names[WORLD_N_ENDINGS];
+/*
+ * Judges a world left alone (world_settle(), then world_check_now()): off,
+ * or nothing the kernel takes that the sink holds (P1 lets it be dark), or
+ * idle at the policy's pick with the last mode change within P4's bound
+ * after the last fault; anything else is a violation.
+ */
+enum world_ending world_judge_ending(struct world *w);
+/*
+ * Leaves w alone for up to ms: judged at P4's deadline (world_settle(),
+ * world_check_now(), world_judge_ending()), and again after the machine's
+ * longest timers (backoff_max_ms and a flap window) ran once more.
+ */
+enum world_ending world_leave_alone(struct world *w, uint64_t ms);
 
 #endif

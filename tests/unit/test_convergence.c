@@ -7,23 +7,29 @@
  * failing commits, VT switches, atomic checks that refuse everything, users
  * choosing modes, sinks that lose lock with link-status GOOD (once, or
  * above a rate), cables that count symbol errors, with and without the
- * step down for errors, all at random gaps. Each program is
- * checked against P1-P5 and P7-P9 after every step and once left alone,
- * with the DP-formula oracle of tests/machine/oracle.c, and against P4's
- * time bound: the last mode change comes within a flap window and the
- * settle time after the last fault. The distributions of that time and of
- * the modesets after the last fault are printed. A mutation check follows:
- * the machine ranking refresh before resolution while the oracle judges
- * by the default policy must fail some program.
+ * step down for errors, all at random gaps; a refusal ends before the
+ * program does. Each program is checked against P1-P5 and P7-P9 after
+ * every step and at the spec's deadlines (tests/machine/world.h), with the
+ * DP-formula oracle of tests/machine/oracle.c, and once left alone every
+ * ending is judged: at the policy's pick within P4's time bound (the last
+ * mode change within a flap window and the settle time after the last
+ * fault, or P1's bound after a refusal), or with nothing the kernel takes
+ * that the sink holds, or off; anything else is a violation. The share of
+ * programs each property judged, and the distributions of P4's time and of
+ * the modesets after the last fault, are printed. A mutation check
+ * follows: the machine ranking refresh before resolution while the oracle
+ * judges by the default policy must fail some program.
  *
  *   test_convergence [PROGRAMS [SEED]]
  *   test_convergence --replay FILE...
  *
- * LINKGUARD_SEED also sets the seed. A program is a scenario
- * (sim/scenario.h): a failing one is shrunk (steps dropped while it still
- * fails) and written out as convergence-SEED.scn, which --replay runs on
- * the same virtual clock with the same checks, with and without the step
- * down for errors.
+ * LINKGUARD_SEED also sets the seed (unset: one is drawn); the first line
+ * printed names it. A program is a scenario (sim/scenario.h): a failing one
+ * is shrunk (steps dropped while it still fails) and written out as
+ * convergence-SEED.scn in LINKGUARD_SCENARIO_OUT (else the current
+ * directory), which --replay runs on the same virtual clock with the same
+ * checks, with and without the step down for errors; the command that
+ * repeats the run is printed.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -42,6 +48,12 @@
 #define CONVERGE_MS (30 * 60 * 1000)
 /* Programs the mutation check runs at most before it must have failed one. */
 #define MUTANT_PROGRAMS 2000
+/*
+ * The share of programs that P4's bound must judge, in percent, from this
+ * many programs on (fewer are too few to say).
+ */
+#define P4_JUDGED_FLOOR 95
+#define FLOOR_PROGRAMS 1000
 
 /*
  * A program is a scenario (sim/scenario.h) on one connector, so that a
@@ -83,6 +95,7 @@ static void generate(struct program *p) {
 	p->errors_step_down = below(2);
 	size_t target = 4 + below(20);
 	uint64_t at = 0;
+	bool refusing = false;
 	while (p->len < target) {
 		at += random_gap();
 		size_t v = below(sizeof(verbs) / sizeof(verbs[0]));
@@ -94,7 +107,8 @@ static void generate(struct program *p) {
 			// A burst: 0.2 to 50 Hz, 1 to 30 glitches.
 			uint64_t interval = 20 + below(4981);
 			uint64_t count = 1 + below(30);
-			for (uint64_t i = 0; i < count && p->len < MAX_STEPS; i++) {
+			// One step left for the end of a refusal.
+			for (uint64_t i = 0; i < count && p->len < MAX_STEPS - 1; i++) {
 				step.at_ms = at + i * interval;
 				p->steps[p->len++] = step;
 			}
@@ -117,6 +131,17 @@ static void generate(struct program *p) {
 		uint32_t errors = below(3) == 0 ? 0 : (uint32_t)(10 * (1 + below(10000)));
 		step.count = step.verb == SIM_MODE ? mode : errors;
 		p->steps[p->len++] = step;
+		if (step.verb == SIM_REJECT) {
+			refusing = step.on;
+		}
+	}
+	// A refusal ends before the program is left alone, so that its
+	// ending is judged by P4 and P1's bound after a refusal.
+	if (refusing) {
+		p->steps[p->len++] = (struct sim_step){
+			.at_ms = at + random_gap(), .verb = SIM_REJECT, .on = false,
+			.connector = "DP-1",
+		};
 	}
 }
 
@@ -181,51 +206,9 @@ struct outcome {
 	uint32_t worst; // most modesets in a budget window
 	uint64_t to_best_ms; // from the last fault to the last mode change
 	uint32_t modesets_after_fault;
-	bool timed; // P4's bound applies: not failed since the last fault
-	enum ending {
-		ENDS_JUDGED, // good or degraded, not failed since the last fault
-		ENDS_RECOVERED, // good or degraded again through the backoff
-		ENDS_REFUSED, // failed, the kernel refusing every mode
-		ENDS_FAILED, // failed, no mode the sink holds passes its test
-		ENDS_FAILED_FITS, // failed while a mode fits: a violation (P1)
-		ENDS_OTHER, // unplugged, disabled, or another state
-		N_ENDINGS,
-	} ending;
+	bool stepped_down, quiet_commit; // P3 and P8 judged a commit
+	enum world_ending ending;
 };
-
-static const char *const ending_names[] = {
-	"judged by the bound", "good again through the backoff",
-	"failed, the kernel refusing every mode", "failed, nothing fits",
-	"failed while a mode fits",
-	"other (off, unplugged)",
-};
-
-/*
- * P4's time bound, on a program left alone: the last mode change came
- * within a flap window and the settle time after the last fault (the
- * mode it left is judged by world_check_now()).
- */
-static void check_in_time(struct world *w, struct outcome *outcome) {
-	uint64_t after = w->last_change_at > w->last_fault_at ?
-		w->last_change_at - w->last_fault_at : 0;
-	outcome->to_best_ms = after;
-	outcome->modesets_after_fault = w->modesets_after_fault;
-	enum lg_link_state state = w->driver.machine.state;
-	bool judged = (state == LG_LINK_GOOD || state == LG_LINK_DEGRADED) &&
-		!w->failed_after_fault;
-	outcome->timed = judged;
-	bool shows = state == LG_LINK_GOOD || state == LG_LINK_DEGRADED;
-	outcome->ending = judged ? ENDS_JUDGED : shows ? ENDS_RECOVERED :
-		state != LG_LINK_FAILED || !w->connected ? ENDS_OTHER :
-		w->link.reject_all ? ENDS_REFUSED :
-		world_mode_fits(w) ? ENDS_FAILED_FITS : ENDS_FAILED;
-	if (judged && after > w->config.flap_window_ms + w->config.settle_ms &&
-			w->violation == NULL) {
-		w->violation = "P4 within a quiet period";
-		snprintf(w->detail, sizeof(w->detail), "the last mode change came "
-			"%llu ms after the last fault", (unsigned long long)after);
-	}
-}
 
 /*
  * Runs p from a 4K60 monitor; the violation, or NULL. A mutant machine
@@ -250,25 +233,14 @@ static const char *run(const struct program *p, struct outcome *outcome, bool tr
 		}
 		apply(&w, &p->steps[i]);
 	}
-	if (w.violation == NULL) {
-		world_settle(&w, CONVERGE_MS);
-		world_check_now(&w);
-		// A sink that holds no mode the kernel takes keeps the backoff
-		// trying, a modeset a backoff apart.
-		if (w.violation == NULL && !world_idle(&w) && world_mode_fits(&w) &&
-				w.driver.machine.state != LG_LINK_FAILED) {
-			w.violation = "convergence: still busy when left alone";
-		}
-		// Left alone for half an hour, its backoff has had every chance.
-		if (w.violation == NULL && w.driver.machine.state == LG_LINK_FAILED &&
-				w.connected && w.has_output && !w.session_away &&
-				world_mode_fits(&w)) {
-			w.violation = "P1 never dark: failed while a mode fits, left alone";
-		}
-	}
 	struct outcome local;
 	outcome = outcome != NULL ? outcome : &local;
-	check_in_time(&w, outcome);
+	outcome->ending = w.violation == NULL ? world_leave_alone(&w, CONVERGE_MS) :
+		WORLD_ENDS_UNJUDGED;
+	outcome->to_best_ms = w.judged_after_ms;
+	outcome->modesets_after_fault = w.judged_modesets;
+	outcome->stepped_down = w.step_downs > 0;
+	outcome->quiet_commit = w.quiet_commits > 0;
 	outcome->worst = w.max_in_window;
 	if (trace && w.violation != NULL) {
 		fprintf(stderr, "violation of %s: %s\n", w.violation, w.detail);
@@ -363,10 +335,15 @@ static void write_step(FILE *f, const struct sim_step *s) {
 	}
 }
 
-/* p in the scenario format, which --replay runs as it ran here. */
+/*
+ * p in the scenario format, which --replay runs as it ran here: in
+ * LINKGUARD_SCENARIO_OUT, else the current directory.
+ */
 static void write_scenario(const struct program *p, uint64_t seed) {
-	char path[64];
-	snprintf(path, sizeof(path), "convergence-%" PRIu64 ".scn", seed);
+	const char *dir = getenv("LINKGUARD_SCENARIO_OUT");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s%sconvergence-%" PRIu64 ".scn",
+		dir != NULL ? dir : "", dir != NULL ? "/" : "", seed);
 	FILE *f = fopen(path, "w");
 	if (f == NULL) {
 		fprintf(stderr, "cannot write %s\n", path);
@@ -456,8 +433,8 @@ static int cmp_u64(const void *a, const void *b) {
 static void print_distributions(uint64_t *to_best, size_t n_timed,
 		const uint32_t *after, size_t n, const unsigned long *endings) {
 	fprintf(stderr, "how the programs end:");
-	for (int e = 0; e < N_ENDINGS; e++) {
-		fprintf(stderr, "%s %s: %lu", e > 0 ? "," : "", ending_names[e], endings[e]);
+	for (int e = 0; e < WORLD_N_ENDINGS; e++) {
+		fprintf(stderr, "%s %s: %lu", e > 0 ? "," : "", world_ending_names[e], endings[e]);
 	}
 	fprintf(stderr, "\n");
 	if (n_timed > 0) {
@@ -514,7 +491,8 @@ int main(int argc, char *argv[]) {
 	fprintf(stderr, "seed %" PRIu64 " (LINKGUARD_SEED=%" PRIu64 " reproduces it)\n",
 		seed, seed);
 	uint32_t worst = 0;
-	unsigned long failed = 0, ran = 0, endings[N_ENDINGS] = { 0 };
+	unsigned long failed = 0, ran = 0, endings[WORLD_N_ENDINGS] = { 0 };
+	unsigned long stepped_down = 0, quiet_commit = 0;
 	size_t timed = 0;
 	uint64_t *to_best = calloc(programs + 1, sizeof(*to_best));
 	uint32_t *after = calloc(programs + 1, sizeof(*after));
@@ -526,11 +504,14 @@ int main(int argc, char *argv[]) {
 		generate(&p);
 		struct outcome outcome;
 		const char *violation = run(&p, &outcome, false, false);
-		if (outcome.timed) {
+		if (violation == NULL && outcome.ending == WORLD_ENDS_AT_PICK) {
 			to_best[timed++] = outcome.to_best_ms;
 		}
+		stepped_down += outcome.stepped_down;
+		quiet_commit += outcome.quiet_commit;
 		after[ran] = outcome.modesets_after_fault;
-		endings[outcome.ending]++;
+		// A program that failed is not extended to its ending.
+		endings[outcome.ending] += violation == NULL;
 		worst = outcome.worst > worst ? outcome.worst : worst;
 		ran++;
 		if (violation == NULL) {
@@ -541,13 +522,26 @@ int main(int argc, char *argv[]) {
 		shrink(&p);
 		run(&p, NULL, true, false);
 		write_scenario(&p, seed);
+		fprintf(stderr, "to repeat it: LINKGUARD_SEED=%" PRIu64 " %s %lu\n", seed,
+			argv[0], programs);
 	}
 	fprintf(stderr, "%lu programs, %lu failed; worst %u modesets in %d ms (budget %d)\n",
 		ran, failed, worst, MACHINE_BUDGET_WINDOW_MS, MACHINE_BUDGET_MODESETS);
 	print_distributions(to_best, timed, after, ran, endings);
+	// P2, P5, P7 and P9 are judged at every modeset, report and read of
+	// every program; P3 where a step down came, P8 where linkguard
+	// committed on a quiet link.
+	double share = ran > 0 ? 100.0 / ran : 0;
+	fprintf(stderr, "judged: P1 %.1f %%, P3 %.1f %%, P4's bound %.1f %%, P8 %.1f %%, "
+		"P2 P5 P7 P9 100 %%; unjudged endings: %lu\n",
+		(endings[WORLD_ENDS_AT_PICK] + endings[WORLD_ENDS_NOTHING_FITS]) * share,
+		stepped_down * share, endings[WORLD_ENDS_AT_PICK] * share, quiet_commit * share,
+		endings[WORLD_ENDS_UNJUDGED]);
 	free(to_best);
 	free(after);
 	check_int_eq(failed, 0);
+	check_int_eq(endings[WORLD_ENDS_UNJUDGED], 0);
+	check(ran < FLOOR_PROGRAMS || endings[WORLD_ENDS_AT_PICK] * 100 >= ran * P4_JUDGED_FLOOR);
 	check(mutant_caught(seed));
 	return test_result();
 }
