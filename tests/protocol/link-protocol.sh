@@ -46,6 +46,26 @@ stop_host() {
 	ok "compositor exited cleanly"
 }
 
+# watch_from_start NAME ARGS...: linkctl watch ARGS in the background
+# ($watch_pid; its output in $dir/NAME.out), back once it has the
+# compositor's first batch of events, read from its protocol trace
+# ($dir/NAME.trace, WAYLAND_DEBUG). Then the cue "watching": a scenario's
+# first fault waits for it (every-class.scn), so the watch sees every state
+# from the first, however long it took to start.
+watch_from_start() {
+	name=$1
+	shift
+	WAYLAND_DEBUG=client "$linkctl" watch "$@" >"$dir/$name.out" 2>"$dir/$name.trace" &
+	watch_pid=$!
+	wait_for_line "$dir/$name.trace" 'zlg_link_manager_v1[@#][0-9]+\.done\(' 10
+	cue watching
+}
+
+# watch_errors NAME: what the watch said on stderr, without its trace.
+watch_errors() {
+	grep -v '^\[' "$dir/$1.trace"
+}
+
 # A DP-1 at 4K30 after the drop, as linkctl --json sees it.
 wait_degraded() {
 	tries=100
@@ -700,15 +720,15 @@ waybar_lines() {
 # lines with a strict JSON parser and their markup with an XML one.
 test_waybar() {
 	start_host every-class.scn
-	"$linkctl" watch --waybar >"$dir/waybar.jsonl" 2>"$dir/waybar.err" &
-	watch_pid=$!
 	timeout 5 "$linkctl" --json >"$dir/list.json" || fail "linkctl --json failed"
-	wait_for_log 'DP-1: state failed -> good' 60
-	waybar_lines "$dir/waybar.jsonl" good
+	watch_from_start waybar --waybar
+	follow_incidents 3 60 # the failure; then the replug
+	wait_for_log 'DP-1: state failed -> good' 30
+	waybar_lines "$dir/waybar.out" good
 	kill -INT "$watch_pid"
-	reap "$watch_pid" 10 || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
-	python3 "$(dirname "$0")/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
-		every-class || fail "watch --waybar: $(cat "$dir/waybar.jsonl")"
+	reap "$watch_pid" 10 || fail "watch --waybar did not exit 0: $(watch_errors waybar)"
+	python3 "$(dirname "$0")/check-waybar.py" "$dir/waybar.out" "$dir/list.json" \
+		every-class || fail "watch --waybar: $(cat "$dir/waybar.out")"
 	stop_host
 
 	printf 'Dell <U2720Q> & "Co" it'"'"'s\033[31m \377 caf\303\251' >"$dir/name.0"
@@ -773,21 +793,23 @@ test_notify_bus() {
 	start_session_bus
 	bus_pid=${lg_pids##* }
 	start_host every-class.scn
-	"$linkctl" watch --notify --json >"$dir/notify.jsonl" 2>"$dir/notify.err" &
-	watch_pid=$!
-	wait_for_line "$dir/notify.err" \
-		'linkctl: cannot notify DP-1: .*org\.freedesktop\.Notifications' 20
+	watch_from_start notify --notify --json
+	# The flap waits for the cue incident-1, given once the bus is gone.
+	wait_for_log 'DP-1: incident: ' 20
+	wait_for_line "$dir/notify.trace" \
+		'^linkctl: cannot notify DP-1: .*org\.freedesktop\.Notifications' 20
 	kill -0 "$watch_pid" 2>/dev/null || fail "watch --notify exited without a daemon"
-	grep -q '"event": "fallback"' "$dir/notify.jsonl" ||
-		fail "watch --notify --json lost the lines: $(cat "$dir/notify.jsonl")"
-	ok "no notification daemon: said ($(head -n 1 "$dir/notify.err")), the watch goes on"
+	grep -q '"event": "fallback"' "$dir/notify.out" ||
+		fail "watch --notify --json lost the lines: $(cat "$dir/notify.out")"
+	ok "no notification daemon: said ($(watch_errors notify | head -n 1)), the watch goes on"
 	kill "$bus_pid"
+	follow_incidents 2 20
 	run_status st timeout 30 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.1; done' sh "$watch_pid"
 	[ "$st" -eq 0 ] || fail "watch --notify still runs 30 s after the bus went away"
 	reap "$watch_pid" 10
 	st=$?
-	[ "$st" -eq 8 ] && grep -q 'linkctl: lost the session bus' "$dir/notify.err" ||
-		fail "the bus went away: exit $st, want 8: $(cat "$dir/notify.err")"
+	[ "$st" -eq 8 ] && watch_errors notify | grep -q 'linkctl: lost the session bus' ||
+		fail "the bus went away: exit $st, want 8: $(watch_errors notify)"
 	ok "the bus went away: exit 8 at the next notification"
 	stop_host
 }
@@ -804,14 +826,14 @@ test_notify() {
 	lg_pids="$lg_pids $!"
 	wait_for_line "$dir/notifyd.err" 'serving' 5
 	start_host every-class.scn --description 'Dell <U2720Q> & Co'
-	"$linkctl" watch --notify >"$dir/notify.out" 2>"$dir/notify.err" &
-	watch_pid=$!
-	wait_for_log 'DP-1: state failed -> good' 60
+	watch_from_start notify --notify
+	follow_incidents 3 60 # the failure; then the replug
+	wait_for_log 'DP-1: state failed -> good' 30
 	wait_for_line "$dir/notifyd.txt" 'summary=DP-1: link restored' 10
 	kill -INT "$watch_pid"
-	reap "$watch_pid" 10 || fail "watch --notify did not exit 0: $(cat "$dir/notify.err")"
-	[ ! -s "$dir/notify.out" ] && [ ! -s "$dir/notify.err" ] ||
-		fail "watch --notify printed: $(cat "$dir/notify.out" "$dir/notify.err")"
+	reap "$watch_pid" 10 || fail "watch --notify did not exit 0: $(watch_errors notify)"
+	[ ! -s "$dir/notify.out" ] && [ -z "$(watch_errors notify)" ] ||
+		fail "watch --notify printed: $(cat "$dir/notify.out"; watch_errors notify)"
 	cat "$dir/notifyd.txt"
 	python3 - "$dir/notifyd.txt" <<'PY' || fail "the notifications: $(cat "$dir/notifyd.txt")"
 import re, sys
