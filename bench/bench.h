@@ -17,9 +17,17 @@ struct bench_stats {
 void bench_stats_add(struct bench_stats *stats, double value);
 /* The median, 0 without samples (sorts them). */
 double bench_stats_median(struct bench_stats *stats);
-/* "median [min-max]" with the given decimals. */
+/*
+ * "median [min-max]" with the given decimals; without samples "not
+ * measured", counted by bench_unmeasured().
+ */
 const char *bench_stats_format(struct bench_stats *stats, int decimals,
 	char *buf, size_t size);
+/* The median divided by unit, or "not measured" as above. */
+const char *bench_stats_format_median(struct bench_stats *stats, double unit,
+	int decimals, char *buf, size_t size);
+/* How many figures were printed as "not measured": the bench then fails. */
+int bench_unmeasured(void);
 
 uint64_t bench_now_us(void);
 uint64_t bench_cpu_ns(void);

@@ -1,14 +1,20 @@
 /*
- * linkguard's own cost, with 1, 16 and 64 connectors of which one fails:
+ * linkguard's own cost, with 1, 16 and 64 connectors of which one fails at
+ * a time:
  * CPU time per hotplug event (hinted at a good link, bare, and a recovery),
  * forced probes per event, heap per connector, and the process's peak RSS.
  */
 #include <malloc.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <core/machine.h>
+#include <core/recovery.h>
 #include <linkguard/connector.h>
 #include "drm/replay.h"
 #include "bench.h"
+
+/* Recovery rounds a size: at most six a connector (recoveries()). */
+#define RECOVERIES 48
 
 /* Small modes keep 64 headless outputs' buffers cheap. */
 static size_t monitor_720p(drmModeModeInfo modes[2]) {
@@ -42,34 +48,49 @@ static double spurious_events(struct replay_bed *bed, uint32_t conn_id, int coun
 	return (double)(bench_cpu_ns() - start) / count;
 }
 
+/* The recovery is over: nothing armed, the link neither BAD nor training. */
+static bool settled(void *data) {
+	struct lg_connector *conn = data;
+	return recovery_idle(conn) && conn->state != LG_LINK_BAD &&
+		conn->state != LG_LINK_RETRAINING;
+}
+
 /*
  * One connector's link fails, 720p is pruned, linkguard falls back to
- * 640x480; a retry (not timed) brings 720p back for the next round. Two
- * modesets a round: linkguard's budget (12 in 10 s) ends the rounds after
- * six, when the retry is refused; the figures are those of the rounds done.
+ * 640x480; a retry (not timed) brings 720p back for the next round. Each
+ * step waits for the recovery to settle, never for a fixed time: on a
+ * loaded machine (or with 64 outputs) a recovery outlasts any such wait
+ * and the retry asked before it settled was refused, so no round ran. Two
+ * modesets a round: the budget allows a connector six rounds in its
+ * window, so the rounds go to the connectors in turn. CPU per recovery and
+ * forced probes per recovery, one sample a round.
  */
-static double recoveries(struct replay_bed *bed, int count, double *probes) {
-	struct replay_connector *rc = &bed->replay.conns[0];
-	struct lg_connector *conn = drm_device_find_connector(bed->device, rc->id)->conn;
-	uint64_t cpu = 0;
-	int before = rc->forced_probes, retry_probes = 0, done = 0;
+static void recoveries(struct replay_bed *bed, int connectors, int count,
+		struct bench_stats *cpu, struct bench_stats *probes) {
+	int per_connector = MACHINE_BUDGET_MODESETS / 2;
+	if (count > connectors * per_connector) {
+		count = connectors * per_connector;
+	}
 	for (int i = 0; i < count; i++) {
+		struct replay_connector *rc = &bed->replay.conns[i % connectors];
+		struct lg_connector *conn =
+			drm_device_find_connector(bed->device, rc->id)->conn;
+		int before = rc->forced_probes;
 		replay_lower_link(rc, 60000);
 		uint64_t start = bench_cpu_ns();
 		replay_uevent(&bed->replay, rc->id);
-		cpu += bench_cpu_ns() - start;
-		harness_dispatch_for(&bed->h, 3); // the settle timer
-		rc->link_khz = UINT32_MAX;
-		int p = rc->forced_probes;
-		if (lg_connector_retry(conn) != LG_RETRY_COMMITTED) {
-			break;
+		uint64_t spent = bench_cpu_ns() - start;
+		if (!harness_dispatch_until(&bed->h, settled, conn, 5000)) {
+			return;
 		}
-		retry_probes += rc->forced_probes - p;
-		harness_dispatch_for(&bed->h, 3);
-		done++;
+		bench_stats_add(cpu, (double)spent);
+		bench_stats_add(probes, rc->forced_probes - before);
+		rc->link_khz = UINT32_MAX;
+		if (lg_connector_retry(conn) != LG_RETRY_COMMITTED ||
+				!harness_dispatch_until(&bed->h, settled, conn, 5000)) {
+			return;
+		}
 	}
-	*probes = done > 0 ? (double)(rc->forced_probes - before - retry_probes) / done : 0;
-	return done > 0 ? (double)cpu / done : 0;
 }
 
 /* What linkguard holds per connector: freed when its device goes. */
@@ -84,28 +105,35 @@ static double heap_per_connector(struct replay_bed *bed, int connectors) {
 void bench_scale(int events) {
 	static const int sizes[] = { 1, 16, 64 };
 	printf("\nlinkguard's own cost (one connector fails, the others are good)\n");
-	printf("  %-11s %-16s %-16s %-16s %-14s %s\n", "connectors",
+	printf("  %-11s %-16s %-16s %-16s %-14s %-14s %s\n", "connectors",
 		"hinted, good", "bare HOTPLUG=1", "recovery", "forced probes",
-		"heap/connector");
-	printf("  %-11s %-16s %-16s %-16s %-14s %s\n", "", "(us/event)",
-		"(us/event)", "(us/event)", "(per recovery)", "(bytes)");
+		"heap/connector", "recoveries");
+	printf("  %-11s %-16s %-16s %-16s %-14s %-14s %s\n", "", "(us/event)",
+		"(us/event)", "(us/event)", "(per recovery)", "(bytes)", "(timed)");
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		struct replay_bed bed;
 		if (!setup(&bed, sizes[i])) {
-			fprintf(stderr, "bench: cannot set up %d connectors\n", sizes[i]);
-			return;
+			char none[32];
+			printf("  %-11d %s: cannot set up\n", sizes[i], bench_stats_format(
+				&(struct bench_stats){0}, 0, none, sizeof(none)));
+			continue;
 		}
 		double hinted = spurious_events(&bed, 100, events);
 		double bare = spurious_events(&bed, 0, events / 10);
-		double probes = 0;
-		double recovery = recoveries(&bed, 50, &probes);
+		struct bench_stats cpu = {0}, probes = {0};
+		recoveries(&bed, sizes[i], RECOVERIES, &cpu, &probes);
 		double heap = heap_per_connector(&bed, sizes[i]);
-		printf("  %-11d %-16.2f %-16.2f %-16.2f %-14.2f %.0f\n", sizes[i],
-			hinted / 1000, bare / 1000, recovery / 1000, probes, heap);
+		char recovery[32], forced[32];
+		printf("  %-11d %-16.2f %-16.2f %-16s %-14s %-14.0f %zu\n", sizes[i],
+			hinted / 1000, bare / 1000,
+			bench_stats_format_median(&cpu, 1000, 2, recovery, sizeof(recovery)),
+			bench_stats_format_median(&probes, 1, 2, forced, sizeof(forced)),
+			heap, cpu.len);
 		replay_bed_finish(&bed);
 	}
-	printf("  (%d hinted and %d bare events in a row per size)\n", events,
-		events / 10);
+	printf("  (%d hinted and %d bare events in a row per size; the recoveries'\n"
+		"  medians, at most six a connector: the modeset budget)\n",
+		events, events / 10);
 	struct rusage usage;
 	getrusage(RUSAGE_SELF, &usage);
 	printf("\npeak RSS of the whole benchmark: %ld KiB\n", usage.ru_maxrss);

@@ -23,16 +23,37 @@ double bench_stats_median(struct bench_stats *stats) {
 		(stats->samples[stats->len / 2 - 1] + stats->samples[stats->len / 2]) / 2;
 }
 
+/* Figures printed without a sample (bench_unmeasured). */
+static int unmeasured;
+
+static const char *not_measured(char *buf, size_t size) {
+	unmeasured++;
+	snprintf(buf, size, "not measured");
+	return buf;
+}
+
 const char *bench_stats_format(struct bench_stats *stats, int decimals,
 		char *buf, size_t size) {
 	if (stats->len == 0) {
-		snprintf(buf, size, "-");
-		return buf;
+		return not_measured(buf, size);
 	}
 	double median = bench_stats_median(stats); // sorts
 	snprintf(buf, size, "%.*f [%.*f-%.*f]", decimals, median, decimals,
 		stats->samples[0], decimals, stats->samples[stats->len - 1]);
 	return buf;
+}
+
+const char *bench_stats_format_median(struct bench_stats *stats, double unit,
+		int decimals, char *buf, size_t size) {
+	if (stats->len == 0) {
+		return not_measured(buf, size);
+	}
+	snprintf(buf, size, "%.*f", decimals, bench_stats_median(stats) / unit);
+	return buf;
+}
+
+int bench_unmeasured(void) {
+	return unmeasured;
 }
 
 uint64_t bench_now_us(void) {

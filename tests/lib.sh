@@ -41,6 +41,13 @@
 #               (30 s); its exit status
 #   start_session_bus   a private D-Bus session bus in $dir (dbus-daemon),
 #               without service activation; exports DBUS_SESSION_BUS_ADDRESS
+#   cue NAME    lets a scenario that waits for NAME go on ("wait NAME" in a
+#               scenario file): the test saw what the scenario waits for
+#   uncue       takes the cues back, for the next compositor in $dir
+#   follow_incidents COUNT SECONDS   until the log has COUNT incidents on
+#               DP-1, giving the cues a scenario waits for as they come:
+#               "trained" at DP-1's first link training, "incident-N" at
+#               its N-th incident
 #   journal_matches_history LINKCTL CONNECTOR MONITOR [OUTCOMES]   the
 #               compositor's incidents on CONNECTOR in the journal, as
 #               linkctl history says them (journal-check.py)
@@ -65,6 +72,7 @@ dir=$(mktemp -d) || fail "mktemp failed"
 log=$dir/compositor.log
 pid=
 lg_pids=
+lg_cues=
 
 lg_cleanup() {
 	for p in $lg_pids; do
@@ -143,6 +151,39 @@ wait_for_line() {
 	until grep -Eq -- "$2" "$1" 2>/dev/null; do
 		tries=$((tries - 1))
 		[ "$tries" -gt 0 ] || fail "no /$2/ in $(basename "$1") after $3 s: $(cat "${4:-$1}")"
+		sleep 0.1
+	done
+}
+
+# A scenario's faults come on the test's cue, not at a time from the
+# compositor's start: on a loaded machine that start, or linkguard's answer
+# to the last fault, can take longer than any fixed time. The simulated
+# link holds its steps after "wait NAME" until $XDG_RUNTIME_DIR/NAME exists.
+cue() {
+	: >"$dir/$1" || fail "cannot give the cue $1"
+	lg_cues="$lg_cues $1"
+}
+
+uncue() {
+	for c in $lg_cues; do
+		rm -f "$dir/$c"
+	done
+	lg_cues=
+}
+
+follow_incidents() {
+	tries=$(($2 * 10)) seen=0
+	while :; do
+		[ -f "$dir/trained" ] || ! grep -q 'sim: DP-1: link trained' "$log" || cue trained
+		got=$(grep -c 'DP-1: incident: ' "$log")
+		while [ "$seen" -lt "$got" ]; do
+			seen=$((seen + 1))
+			cue "incident-$seen"
+		done
+		[ "$seen" -lt "$1" ] || return 0
+		alive || fail "${LG_LOG_NAME:-compositor} exited after $seen of $1 incidents"
+		tries=$((tries - 1))
+		[ "$tries" -gt 0 ] || fail "$seen of $1 incidents in the log after $2 s"
 		sleep 0.1
 	done
 }

@@ -298,6 +298,23 @@ static bool parse_step(struct parser *p, struct sim_step *step, const char *verb
 	return parse_error(p, "unknown verb", verb);
 }
 
+/* A wait is no step: it holds the steps after it (sim.c). */
+static bool parse_wait(struct parser *p, uint64_t at_ms, char **args, int n) {
+	if (n != 1 || !valid_name(args[0])) {
+		return parse_error(p, n > 1 ? "unexpected argument" :
+			"expected a file name (A-Z a-z 0-9 - _)",
+			n > 1 ? args[1] : n == 1 ? args[0] : NULL);
+	}
+	if (p->out.n_waits == SIM_WAITS_MAX) {
+		return parse_error(p, "too many waits", NULL);
+	}
+	struct sim_wait *wait = &p->out.waits[p->out.n_waits++];
+	wait->at_ms = at_ms;
+	wait->seq = p->out.len;
+	strcpy(wait->name, args[0]);
+	return true;
+}
+
 static bool parse_line(struct parser *p, char *line) {
 	char *hash = strchr(line, '#');
 	if (hash != NULL) {
@@ -335,6 +352,9 @@ static bool parse_line(struct parser *p, char *line) {
 		p->ended = true;
 		return n == 2 ? add_step(p, &step) :
 			parse_error(p, "unexpected argument", tokens[2]);
+	}
+	if (strcmp(tokens[1], "wait") == 0) {
+		return parse_wait(p, step.at_ms, tokens + 2, n - 2);
 	}
 	if (n < 3 || !valid_name(tokens[2])) {
 		return parse_error(p, "expected a connector name (A-Z a-z 0-9 - _)",

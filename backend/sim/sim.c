@@ -8,9 +8,12 @@
  */
 #include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <wlr/backend/headless.h>
 #include <wlr/backend/multi.h>
 #include <wlr/types/wlr_output.h>
@@ -32,6 +35,8 @@
 #define RETRY_DELAY_MS 1
 /* A scenario step later than this ran after a stall (handle_step_timer). */
 #define STEP_STALL_MS 20
+/* How often a waiting scenario looks for its cue. */
+#define WAIT_POLL_MS 10
 
 /* Like the link model's lines: "sim: DP-1: ...", the kernel's side. */
 #define sim_log(sc, importance, fmt, ...) \
@@ -45,8 +50,10 @@ struct sim {
 
 	struct sim_scenario scenario;
 	size_t next_step;
+	size_t next_wait;
 	uint64_t start_ms;
 	struct wl_event_source *step_timer;
+	bool waiting; // for a cue (cue_given), said once
 	struct sim_connector *plugging; // bound by the next new_output
 	sim_train_observer observer;
 	void *observer_data;
@@ -430,16 +437,63 @@ static void run_step(struct sim *sim, const struct sim_step *step) {
 
 static void schedule_next_step(struct sim *sim);
 
+/* The next wait, once every step before it has run; else NULL. */
+static const struct sim_wait *wait_due(const struct sim *sim) {
+	if (sim->next_wait >= sim->scenario.n_waits) {
+		return NULL;
+	}
+	const struct sim_wait *wait = &sim->scenario.waits[sim->next_wait];
+	if (sim->next_step < sim->scenario.len) {
+		const struct sim_step *step = &sim->scenario.steps[sim->next_step];
+		if (step->at_ms < wait->at_ms ||
+				(step->at_ms == wait->at_ms && step->seq < wait->seq)) {
+			return NULL;
+		}
+	}
+	return wait;
+}
+
+/* When what comes next is due on the scenario's clock. */
+static uint64_t next_due_ms(const struct sim *sim) {
+	const struct sim_wait *wait = wait_due(sim);
+	return wait != NULL ? wait->at_ms : sim->scenario.steps[sim->next_step].at_ms;
+}
+
+/*
+ * Whether the test gave the cue: until then the scenario's clock stands
+ * still at the wait, so that the steps after it keep their distance.
+ */
+static bool cue_given(struct sim *sim, const struct sim_wait *wait,
+		uint64_t elapsed) {
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+	char path[PATH_MAX];
+	int n = dir != NULL ? snprintf(path, sizeof(path), "%s/%s", dir, wait->name) : -1;
+	if (n >= 0 && (size_t)n < sizeof(path) && access(path, F_OK) == 0) {
+		lg_log(LG_INFO, "sim: cue %s given: the scenario goes on", wait->name);
+		sim->next_wait++;
+		sim->waiting = false;
+		return true;
+	}
+	if (!sim->waiting) {
+		lg_log(LG_INFO, "sim: waiting for the cue %s ($XDG_RUNTIME_DIR/%s)",
+			wait->name, wait->name);
+		sim->waiting = true;
+	}
+	sim->start_ms += elapsed - wait->at_ms;
+	wl_event_source_timer_update(sim->step_timer, WAIT_POLL_MS);
+	return false;
+}
+
 static int handle_step_timer(void *data) {
 	struct sim *sim = data;
 	uint64_t elapsed = now_ms() - sim->start_ms;
 	if (sim->next_step < sim->scenario.len) {
-		uint64_t due = sim->scenario.steps[sim->next_step].at_ms;
+		uint64_t due = next_due_ms(sim);
 		// Stalled (a loaded machine): the scenario's clock waits with the
 		// process. Run at once, the overdue steps would be one burst no
 		// link makes. A timer's usual lateness is no stall: waited for
 		// at every step, it would slow a 50 Hz glitch burst down.
-		if (elapsed > due + STEP_STALL_MS) {
+		if (elapsed > due + STEP_STALL_MS && !sim->waiting) {
 			lg_log(LG_DEBUG, "sim: step at %" PRIu64 " ms ran %" PRIu64
 				" ms late: the later steps wait as long", due, elapsed - due);
 			sim->start_ms += elapsed - due;
@@ -447,6 +501,13 @@ static int handle_step_timer(void *data) {
 		}
 	}
 	while (sim->next_step < sim->scenario.len) {
+		const struct sim_wait *wait = wait_due(sim);
+		if (wait != NULL && wait->at_ms <= elapsed) {
+			if (!cue_given(sim, wait, elapsed)) {
+				return 0;
+			}
+			continue;
+		}
 		const struct sim_step *step = &sim->scenario.steps[sim->next_step];
 		if (step->at_ms > elapsed) {
 			break;
@@ -468,7 +529,7 @@ static void schedule_next_step(struct sim *sim) {
 		wl_signal_emit_mutable(&sim->base.events.scenario_done, &sim->base);
 		return;
 	}
-	uint64_t at = sim->start_ms + sim->scenario.steps[sim->next_step].at_ms;
+	uint64_t at = sim->start_ms + next_due_ms(sim);
 	uint64_t now = now_ms();
 	// A zero delay disarms a timerfd: wait at least a millisecond.
 	wl_event_source_timer_update(sim->step_timer, at > now ? (int)(at - now) : 1);
@@ -506,6 +567,8 @@ bool lg_sim_load_scenario(struct lg_sim *base, const char *path) {
 	sim_scenario_finish(&sim->scenario);
 	sim->scenario = scenario;
 	sim->next_step = 0;
+	sim->next_wait = 0;
+	sim->waiting = false;
 	sim->start_ms = now_ms();
 	schedule_next_step(sim);
 	return true;

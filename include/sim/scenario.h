@@ -34,6 +34,9 @@
  *                                                 n-th mode (from 0, modulo
  *                                                 the list's length)
  *   <time> end                                    scenario_done fires here
+ *   <time> wait   <name>                          the scenario's clock stops
+ *                                                 here until a file <name>
+ *                                                 exists in $XDG_RUNTIME_DIR
  *
  * Times count from when the scenario is loaded and never decrease from line
  * to line: "1500" or "1500ms" (milliseconds), "2s" or "1.5s" (seconds, up to
@@ -47,7 +50,10 @@
  * it. The virtual-clock replay of tests/unit/test_convergence.c runs every verb;
  * the sim on the headless stack has no client, compositor or session of
  * its own and skips retry, commit-fails, vt-switch and mode with a log
- * line. A file with any error is rejected whole: "file:line: reason" is
+ * line. A wait is a test's cue: the test creates the file once it has seen
+ * what it waits for (a log line, a client's event), and the steps after the
+ * wait keep their distance from it, however long it held; the virtual clock
+ * has no test to wait for and runs on. A file with any error is rejected whole: "file:line: reason" is
  * logged and nothing of it is scheduled.
  */
 
@@ -58,6 +64,7 @@
 #include <sim/sink.h>
 
 #define SIM_NAME_MAX 32
+#define SIM_WAITS_MAX 16
 
 enum sim_verb {
 	SIM_PLUG,
@@ -90,9 +97,17 @@ struct sim_step {
 	size_t seq; // order in the file
 };
 
+struct sim_wait {
+	uint64_t at_ms;
+	size_t seq; // the steps before it: earlier, or as early and seq below
+	char name[SIM_NAME_MAX]; // a file in $XDG_RUNTIME_DIR
+};
+
 struct sim_scenario {
 	struct sim_step *steps; // sorted by time; flaps expanded
 	size_t len;
+	struct sim_wait waits[SIM_WAITS_MAX]; // in file order
+	size_t n_waits;
 };
 
 /*

@@ -51,6 +51,7 @@ PY
 
 LINKGUARD_FLAP_COUNT=5 start_server "$example" --sim "$scenario" --flap-window 20s
 wait_for_log 'output DP-1 created' 10
+cue before-read # the fallback; nothing here waits for it
 grep -Fq "$config:6: unknown key 'colour': ignored" "$log" ||
 	fail "the unknown key was not logged with its file and line"
 ok "an unknown key is one log line naming $config:6"

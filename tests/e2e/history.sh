@@ -19,7 +19,7 @@ LG_LOG_NAME=compositor LG_LOG_LINES=40
 
 since=$(date +%s)
 start_server "$example" --sim "$scenario"
-wait_for_log 'DP-1: incident: ' 30 4
+follow_incidents 4 30
 until=$(date +%s)
 ok "the compositor recorded 4 incidents"
 

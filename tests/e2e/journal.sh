@@ -50,6 +50,6 @@ ok "systemd-journald listens in the test's namespace"
 
 count=$(echo $outcomes | wc -w)
 start_server "$example" --sim "$scenario" "$@"
-wait_for_log 'DP-1: incident: ' 30 "$count"
+follow_incidents "$count" 30
 ok "the compositor recorded $count incidents"
 journal_matches_history "$linkctl" DP-1 4k60 "$outcomes" # the simulated monitor's identity

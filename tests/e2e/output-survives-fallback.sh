@@ -41,6 +41,7 @@ if [ -n "$wayland_info" ] && command -v "$wayland_info" >/dev/null 2>&1; then
 	globals_before=$(wl_output_globals)
 	[ -n "$globals_before" ] || fail "wayland-info lists no wl_output"
 fi
+cue before-read # the cable drops
 
 # The cable drops; linkguard falls back in place and tells the compositor,
 # which logs it (wlr_log tags its lines with the source file).

@@ -1,4 +1,4 @@
-# What every compositor test here expects after 4k60-cable-drops-to-rbr.scn.
+# What every compositor test here expects after 4k60-rbr-on-cue.scn.
 # Sourced after tests/lib.sh.
 
 # expect_same_global BEFORE AFTER: the wl_output global names a client saw.

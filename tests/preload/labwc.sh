@@ -30,6 +30,7 @@ current_mode_is "$before" 3840x2160 0 || current_mode_is "$before" 3840x2160 60 
 	printf '%s\n' "$before" | grep -q '^    3840x2160 px (current)' ||
 	fail "DP-1 is not at 3840x2160 before the failure: $before"
 globals_before=$(wl_output_globals)
+cue before-read # the cable drops (4k60-rbr-on-cue.scn)
 # labwc re-commits the fallback when it gets to the request: no settle line.
 wait_for_log 'DP-1: fallback 3840x2160@30.000 -> 2560x1440@59.951' 15
 sleep 1

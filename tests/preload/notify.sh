@@ -95,6 +95,7 @@ ok "mako runs in sway and serves org.freedesktop.Notifications"
 lg_pids="$lg_pids $!"
 wait_for_line "$dir/linkctl.jsonl" '"event": "added"' 10 "$dir/linkctl.err"
 ok "linkctl watch --notify is watching DP-1"
+cue watching # the cable drops (notify.scn)
 
 wait_for_log 'DP-1: link held at 3840x2160@30' 30
 wait_for_notification 'DP-1: link degraded' 10
@@ -113,6 +114,7 @@ cat "$dir/mako-dbus.txt"
 [ "$body" = "DP-1 ($monitor): the cable no longer carries 3840x2160@60; now 3840x2160@30. Try another cable or a lower refresh rate." ] ||
 	fail "the body is '$body'"
 ok "notification $id: DP-1: link degraded, urgency normal, the body says why and what to do"
+cue degraded-read # the replug
 
 wait_for_notification 'DP-1: link restored' 40
 echo "== makoctl list after the replug"

@@ -1,5 +1,5 @@
 # The run the cage, phoc and wayfire tests share: a compositor from Debian on
-# the simulated link of 4k60-cable-drops-to-rbr.scn, twice, with a window
+# the simulated link of 4k60-rbr-on-cue.scn, twice, with a window
 # mapped each time: alone (LINKGUARD_RECOVER=0, linkguard only watches) and
 # with linkguard. What its clients see is printed side by side: wlr-randr
 # (the compositor's own wlr-output-management answer), wayland-info's
@@ -98,10 +98,11 @@ wait_for_attach() {
 }
 
 # run_compositor RECOVER CMD...: starts CMD and the window's client, returns
-# once the window is configured, before the cable drops.
+# once the window is configured. The cable drops on the cue "before-read".
 run_compositor() {
 	recover=$1
 	shift
+	uncue
 	: >"$log"
 	client_log=$dir/client.log
 	: >"$client_log"
@@ -148,11 +149,12 @@ views() {
 	echo "$(randr_view) | $(client_view) | window $(window_view)"
 }
 
-# before_failure WHAT: fails when the cable already dropped (a slow start).
+# before_failure WHAT: WHAT was read; the cable drops on this cue. Fails
+# when it dropped before (the scenario did not wait).
 before_failure() {
 	grep -q 'cable now holds' "$log" &&
-		fail "the cable dropped before $1 was read: the compositor started too slowly"
-	return 0
+		fail "the cable dropped before $1 was read: the scenario did not wait for its cue"
+	cue before-read
 }
 
 side_by_side() {

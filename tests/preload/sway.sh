@@ -66,8 +66,10 @@ window_size() {
 		jq -r '.. | objects | select(.app_id? == "lg-toplevel") | "\(.rect.width)x\(.rect.height)"'
 }
 
-# run_sway RECOVER: starts sway, waits 1 s into the scenario.
+# run_sway RECOVER: starts sway, gives it a second to lay its output out.
+# The cable drops on the cue "before-read" (4k60-rbr-on-cue.scn).
 run_sway() {
+	uncue
 	: >"$log"
 	if [ "$1" = 1 ] && [ -n "${LG_SWAY_BUILTIN:-}" ]; then
 		# -V: linkguard logs through sway's log.
@@ -96,6 +98,7 @@ stop_sway() {
 # Without recovery: what sway does alone.
 run_sway 0
 stock_before=$(outputs)
+cue before-read
 wait_for_log 'recovery disabled: left to the compositor' 10
 sleep 1
 stock_after=$(outputs)
@@ -120,6 +123,7 @@ case $before in
 "$name 3840x2160@"*" true") ;;
 *) fail "the output is not enabled at 3840x2160 before the failure: $before" ;;
 esac
+cue before-read
 wait_for_log 'DP-1: link held at 2560x1440@59.951' 15
 after=$(outputs)
 globals_after=$(wl_output_globals)
@@ -127,6 +131,7 @@ ws=$(workspace_size)
 window_after=$(window_size)
 kill "$toplevel_pid" 2>/dev/null
 linkctl_out=$("$linkctl")
+cue after-read # the replug test's healed cable and replug
 
 echo "== swaymsg -t get_outputs, side by side (name mode active)"
 echo "   sway alone, before:     $stock_before"

@@ -46,6 +46,43 @@ stop_host() {
 	ok "compositor exited cleanly"
 }
 
+# watch_from_start NAME ARGS...: linkctl watch ARGS in the background
+# ($watch_pid; its output in $dir/NAME.out), back once it has the
+# compositor's first batch of events, read from its protocol trace
+# ($dir/NAME.trace, WAYLAND_DEBUG). The test then gives the cue "watching":
+# a scenario's first fault waits for it (every-class.scn, drop-to-hbr.scn),
+# so that the watch sees every state from the first, however long it took
+# to start.
+watch_from_start() {
+	name=$1
+	shift
+	WAYLAND_DEBUG=client "$linkctl" watch "$@" >"$dir/$name.out" 2>"$dir/$name.trace" &
+	watch_pid=$!
+	wait_for_line "$dir/$name.trace" 'zlg_link_manager_v1[@#][0-9]+\.done\(' 10
+}
+
+# probe_from_start OUT ARGS...: lg-link-probe ARGS events in the background
+# ($probe_pid), back once OUT has its first batch; stop_probe PID ends it
+# (SIGTERM: it takes every event sent until then). The cue "watching" as
+# above.
+probe_from_start() {
+	out=$1
+	shift
+	"$probe" "$@" events 60 >"$out" &
+	probe_pid=$!
+	wait_for_line "$out" '^done$' 10
+}
+
+stop_probe() {
+	kill -TERM "$1"
+	reap "$1" 10 || fail "the probe failed or did not stop"
+}
+
+# watch_errors NAME: what the watch said on stderr, without its trace.
+watch_errors() {
+	grep -v '^\[' "$dir/$1.trace"
+}
+
 # A DP-1 at 4K30 after the drop, as linkctl --json sees it.
 wait_degraded() {
 	tries=100
@@ -61,7 +98,10 @@ wait_degraded() {
 
 test_events() {
 	start_host drop-to-hbr.scn
-	timeout 10 "$probe" events 3.5 >"$dir/events.txt" || fail "probe failed"
+	probe_from_start "$dir/events.txt"
+	cue watching
+	wait_for_log 'DP-1: incident: ' 20
+	stop_probe "$probe_pid"
 	python3 - "$dir/events.txt" <<'PY' || fail "event stream wrong: $(cat "$dir/events.txt")"
 import sys
 lines = [l.split() for l in open(sys.argv[1])]
@@ -113,16 +153,18 @@ PY
 # (and the batches that held only those) the version 2 stream, event for
 # event, batch for batch.
 test_versions() {
-	start_host drop-to-hbr-late.scn
+	start_host drop-to-hbr.scn
 	since=$(date +%s)
-	timeout 15 "$probe" --version 1 events 7 >"$dir/v1.txt" &
-	v1_pid=$!
-	timeout 15 "$probe" --version 2 events 7 >"$dir/v2.txt" &
-	v2_pid=$!
-	timeout 15 "$probe" --version 3 events 7 >"$dir/v3.txt" ||
-		fail "version 3 probe failed"
-	wait "$v1_pid" || fail "version 1 probe failed"
-	wait "$v2_pid" || fail "version 2 probe failed"
+	probes=
+	for v in 1 2 3; do
+		probe_from_start "$dir/v$v.txt" --version "$v"
+		probes="$probes $probe_pid"
+	done
+	cue watching
+	wait_for_log 'DP-1: incident: ' 20
+	for p in $probes; do
+		stop_probe "$p"
+	done
 	until=$(date +%s)
 	PYTHONPATH=$(dirname "$0") python3 - "$dir/v1.txt" "$dir/v2.txt" "$dir/v3.txt" "$since" "$until" <<'PY' ||
 import sys
@@ -322,6 +364,7 @@ PY
 
 test_linkctl_list() {
 	start_host drop-to-hbr.scn
+	cue watching # nobody to wait for
 	wait_degraded
 	python3 - "$dir/list.json" <<'PY' || fail "linkctl --json wrong: $(cat "$dir/list.json")"
 import json, sys
@@ -370,16 +413,17 @@ PY
 	stop_host
 }
 
-# Both watchers must have bound before the drop (at 5 s: a sanitized
-# linkctl on a loaded machine took over 1.5 s to start).
+# Both watchers bind before the drop, which waits for them.
 test_linkctl_watch() {
-	start_host drop-to-hbr-late.scn
-	"$linkctl" watch --json >"$dir/watch.jsonl" 2>"$dir/watch.err" &
-	watch_pid=$!
-	"$linkctl" watch >"$dir/watch.txt" 2>&1 &
-	watch_human=$!
+	start_host drop-to-hbr.scn
+	watch_from_start human
+	watch_human=$watch_pid
+	watch_from_start json --json
+	cue watching
+	wait_for_log 'DP-1: incident: ' 20
 	wait_degraded
-	sleep 0.2
+	mv "$dir/json.out" "$dir/watch.jsonl"
+	mv "$dir/human.out" "$dir/watch.txt"
 	kill -INT "$watch_pid" "$watch_human"
 	reap "$watch_pid" 10 || fail "watch --json did not exit 0 on SIGINT"
 	reap "$watch_human" 10 || fail "watch did not exit 0 on SIGINT"
@@ -492,6 +536,7 @@ test_retry() {
 
 	# Privileged after the drop: the kernel no longer takes 4K60.
 	start_host drop-to-hbr.scn --allow-retry
+	cue watching # nobody to wait for
 	wait_degraded
 	run_status st timeout 10 "$linkctl" retry DP-1
 	[ "$st" -eq 1 ] || fail "retry after the drop: exit $st, want 1 (failed)"
@@ -700,15 +745,16 @@ waybar_lines() {
 # lines with a strict JSON parser and their markup with an XML one.
 test_waybar() {
 	start_host every-class.scn
-	"$linkctl" watch --waybar >"$dir/waybar.jsonl" 2>"$dir/waybar.err" &
-	watch_pid=$!
 	timeout 5 "$linkctl" --json >"$dir/list.json" || fail "linkctl --json failed"
-	wait_for_log 'DP-1: state failed -> good' 60
-	waybar_lines "$dir/waybar.jsonl" good
+	watch_from_start waybar --waybar
+	cue watching
+	follow_incidents 3 60 # the failure; then the replug
+	wait_for_log 'DP-1: state failed -> good' 30
+	waybar_lines "$dir/waybar.out" good
 	kill -INT "$watch_pid"
-	reap "$watch_pid" 10 || fail "watch --waybar did not exit 0: $(cat "$dir/waybar.err")"
-	python3 "$(dirname "$0")/check-waybar.py" "$dir/waybar.jsonl" "$dir/list.json" \
-		every-class || fail "watch --waybar: $(cat "$dir/waybar.jsonl")"
+	reap "$watch_pid" 10 || fail "watch --waybar did not exit 0: $(watch_errors waybar)"
+	python3 "$(dirname "$0")/check-waybar.py" "$dir/waybar.out" "$dir/list.json" \
+		every-class || fail "watch --waybar: $(cat "$dir/waybar.out")"
 	stop_host
 
 	printf 'Dell <U2720Q> & "Co" it'"'"'s\033[31m \377 caf\303\251' >"$dir/name.0"
@@ -779,21 +825,24 @@ test_notify_bus() {
 	start_session_bus
 	bus_pid=${lg_pids##* }
 	start_host every-class.scn
-	"$linkctl" watch --notify --json >"$dir/notify.jsonl" 2>"$dir/notify.err" &
-	watch_pid=$!
-	wait_for_line "$dir/notify.err" \
-		'linkctl: cannot notify DP-1: .*org\.freedesktop\.Notifications' 20
+	watch_from_start notify --notify --json
+	cue watching
+	# The flap waits for the cue incident-1, given once the bus is gone.
+	wait_for_log 'DP-1: incident: ' 20
+	wait_for_line "$dir/notify.trace" \
+		'^linkctl: cannot notify DP-1: .*org\.freedesktop\.Notifications' 20
 	kill -0 "$watch_pid" 2>/dev/null || fail "watch --notify exited without a daemon"
-	grep -q '"event": "fallback"' "$dir/notify.jsonl" ||
-		fail "watch --notify --json lost the lines: $(cat "$dir/notify.jsonl")"
-	ok "no notification daemon: said ($(head -n 1 "$dir/notify.err")), the watch goes on"
+	grep -q '"event": "fallback"' "$dir/notify.out" ||
+		fail "watch --notify --json lost the lines: $(cat "$dir/notify.out")"
+	ok "no notification daemon: said ($(watch_errors notify | head -n 1)), the watch goes on"
 	kill "$bus_pid"
+	follow_incidents 2 20
 	run_status st timeout 30 sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 0.1; done' sh "$watch_pid"
 	[ "$st" -eq 0 ] || fail "watch --notify still runs 30 s after the bus went away"
 	reap "$watch_pid" 10
 	st=$?
-	[ "$st" -eq 8 ] && grep -q 'linkctl: lost the session bus' "$dir/notify.err" ||
-		fail "the bus went away: exit $st, want 8: $(cat "$dir/notify.err")"
+	[ "$st" -eq 8 ] && watch_errors notify | grep -q 'linkctl: lost the session bus' ||
+		fail "the bus went away: exit $st, want 8: $(watch_errors notify)"
 	ok "the bus went away: exit 8 at the next notification"
 	stop_host
 }
@@ -810,14 +859,15 @@ test_notify() {
 	lg_pids="$lg_pids $!"
 	wait_for_line "$dir/notifyd.err" 'serving' 5
 	start_host every-class.scn --description 'Dell <U2720Q> & Co'
-	"$linkctl" watch --notify >"$dir/notify.out" 2>"$dir/notify.err" &
-	watch_pid=$!
-	wait_for_log 'DP-1: state failed -> good' 60
+	watch_from_start notify --notify
+	cue watching
+	follow_incidents 3 60 # the failure; then the replug
+	wait_for_log 'DP-1: state failed -> good' 30
 	wait_for_line "$dir/notifyd.txt" 'summary=DP-1: link restored' 10
 	kill -INT "$watch_pid"
-	reap "$watch_pid" 10 || fail "watch --notify did not exit 0: $(cat "$dir/notify.err")"
-	[ ! -s "$dir/notify.out" ] && [ ! -s "$dir/notify.err" ] ||
-		fail "watch --notify printed: $(cat "$dir/notify.out" "$dir/notify.err")"
+	reap "$watch_pid" 10 || fail "watch --notify did not exit 0: $(watch_errors notify)"
+	[ ! -s "$dir/notify.out" ] && [ -z "$(watch_errors notify)" ] ||
+		fail "watch --notify printed: $(cat "$dir/notify.out"; watch_errors notify)"
 	cat "$dir/notifyd.txt"
 	python3 - "$dir/notifyd.txt" <<'PY' || fail "the notifications: $(cat "$dir/notifyd.txt")"
 import re, sys

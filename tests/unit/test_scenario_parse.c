@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <wayland-server-core.h>
@@ -207,6 +208,28 @@ static void test_flap_expands_and_interleaves_in_time_order(void) {
 	sim_scenario_finish(&s);
 }
 
+/* A wait is no step: it holds what sorts after it, glitches included. */
+static void test_wait_parses_between_steps(void) {
+	struct sim_scenario s;
+	check(parse(
+		"0 plug DP-1 4k60\n"
+		"0 wait ready\n"
+		"100ms flap DP-1 2 200ms\n"
+		"200ms wait glitched_1\n"
+		"200ms cable DP-1 hbr\n", &s));
+	check_int_eq(s.len, 4);
+	check_int_eq(s.n_waits, 2);
+	if (s.n_waits == 2) {
+		check_int_eq(s.waits[0].at_ms, 0);
+		check_int_eq(s.waits[0].seq, 1); // after the plug, before the flap
+		check(strcmp(s.waits[0].name, "ready") == 0);
+		check_int_eq(s.waits[1].at_ms, 200);
+		check_int_eq(s.waits[1].seq, 3); // before the cable
+		check(strcmp(s.waits[1].name, "glitched_1") == 0);
+	}
+	sim_scenario_finish(&s);
+}
+
 static void expect_error(const char *text, const char *fragment) {
 	struct sim_scenario s = { .steps = (void *)&s, .len = 99 };
 	bool ok = parse(text, &s);
@@ -266,6 +289,13 @@ static void test_malformed_files_name_file_line_and_reason(void) {
 	expect_error("0 end now\n", "unexpected argument 'now'");
 	expect_error("0 plug DP-1 4k60 a b c d e f g h\n", "too many arguments");
 	expect_error("1s 10s\n", "expected a connector name");
+	expect_error("0 wait\n", "test.scn:1: expected a file name");
+	expect_error("0 wait ../ready\n", "expected a file name (A-Z a-z 0-9 - _) '../ready'");
+	expect_error("0 wait ready now\n", "test.scn:1: unexpected argument 'now'");
+	expect_error("0 wait a\n0 wait b\n0 wait c\n0 wait d\n0 wait e\n0 wait f\n"
+		"0 wait g\n0 wait h\n0 wait i\n0 wait j\n0 wait k\n0 wait l\n"
+		"0 wait m\n0 wait n\n0 wait o\n0 wait p\n0 wait q\n",
+		"test.scn:17: too many waits");
 
 	char long_line[700];
 	memset(long_line, 'x', sizeof(long_line) - 2);
@@ -449,6 +479,50 @@ static void test_mst_plug_reaches_the_link(void) {
 	sim_env_finish(&env);
 }
 
+/*
+ * The steps after a wait run once its file exists, as far from the cue as
+ * the file has them from the wait: a test's cue, not the wall clock, says
+ * when the fault comes.
+ */
+static void test_wait_holds_the_steps_after_it(void) {
+	char dir[] = "/tmp/linkguard-cue-XXXXXX";
+	check(mkdtemp(dir) != NULL);
+	setenv("XDG_RUNTIME_DIR", dir, 1);
+	struct sim_env env;
+	if (!sim_env_init(&env)) {
+		return;
+	}
+	char path[] = "/tmp/linkguard-scn-XXXXXX";
+	write_scenario(path, "0 plug DP-1 4k60\n10ms wait go\n1010ms unplug DP-1\n1020ms end\n");
+	check(lg_sim_load_scenario(env.sim, path));
+	unlink(path);
+	run_loop(&env, 1500);
+	struct lg_connector *conn = lg_manager_find_connector(env.manager, 0, 1);
+	// The plug ran; the unplug, due at 1010 ms, waits for the cue.
+	check(conn != NULL && conn->connected);
+	check_int_eq(env.done, 0);
+
+	char cue[64];
+	snprintf(cue, sizeof(cue), "%s/go", dir);
+	FILE *f = fopen(cue, "w");
+	check(f != NULL);
+	if (f != NULL) {
+		fclose(f);
+	}
+	run_loop(&env, 40);
+	check(conn != NULL && conn->connected); // due a second after the cue
+	check_int_eq(env.done, 0);
+	for (int ms = 0; ms < 5000 && env.done == 0; ms += 100) {
+		run_loop(&env, 100);
+	}
+	check(conn != NULL && !conn->connected);
+	check_int_eq(env.done, 1);
+	sim_env_finish(&env);
+	unlink(cue);
+	rmdir(dir);
+	unsetenv("XDG_RUNTIME_DIR");
+}
+
 int main(void) {
 	wlr_log_init(WLR_SILENT, NULL);
 	lg_log_init(LG_ERROR, capture_log);
@@ -458,11 +532,13 @@ int main(void) {
 	run_test(test_plug_takes_an_mst_flag);
 	run_test(test_time_formats);
 	run_test(test_flap_expands_and_interleaves_in_time_order);
+	run_test(test_wait_parses_between_steps);
 	run_test(test_malformed_files_name_file_line_and_reason);
 	run_test(test_missing_file_is_an_error);
 	run_test(test_empty_file_is_an_empty_scenario);
 	run_test(test_scenario_files_on_disk);
 	run_test(test_malformed_file_leaves_nothing_scheduled);
 	run_test(test_mst_plug_reaches_the_link);
+	run_test(test_wait_holds_the_steps_after_it);
 	return test_result();
 }
