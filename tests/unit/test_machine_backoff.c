@@ -3,8 +3,9 @@
  * while the kernel refuses every mode, each retry that fails waits twice
  * as long as the one before, from backoff_min_ms; once a mode has held,
  * the next failure waits backoff_min_ms again, however long the last
- * wait grew. Driven through the driver, on a virtual clock, against a
- * kernel that takes every mode or none.
+ * wait grew; and the pace of a flapping link's modesets starts over at
+ * backoff_min_ms once it has been quiet. Driven through the driver, on a
+ * virtual clock, against a kernel that takes every mode or none.
  */
 #include <stdbool.h>
 #include <core/driver.h>
@@ -24,6 +25,8 @@ struct fake {
 	bool refuse; // the kernel's atomic check refuses every mode
 	uint32_t failed_ms[MAX_FAILED]; // each FAILED's wait, in turn
 	int failed;
+	uint32_t flapping_ms[MAX_FAILED]; // each FLAPPING's pace, in turn
+	int flapping;
 };
 
 static void fake_facts(void *data, struct lg_machine_facts *facts) {
@@ -73,6 +76,12 @@ static void fake_act(void *data, const struct lg_action *action) {
 			fake->failed_ms[fake->failed] = action->ms;
 		}
 		fake->failed++;
+		break;
+	case LG_ACTION_FLAPPING:
+		if (fake->flapping < MAX_FAILED) {
+			fake->flapping_ms[fake->flapping] = action->ms;
+		}
+		fake->flapping++;
 		break;
 	default:
 		break;
@@ -161,8 +170,34 @@ static void test_backoff_starts_over_once_a_mode_held(void) {
 	fake_finish(&fake);
 }
 
+/*
+ * A link that fails every two seconds for a minute, then holds for ten:
+ * the pace of its modesets (FLAPPING's wait) doubles while it flaps.
+ */
+static void flaps(struct fake *fake) {
+	fake->flapping = 0;
+	for (int i = 0; i < 30; i++) {
+		lg_driver_feed(&fake->driver, LG_MACHINE_LINK_BAD);
+		advance(fake, 2000);
+	}
+	advance(fake, 10 * 60 * 1000);
+	check(fake->flapping >= 3);
+	check(fake->flapping_ms[2] > fake->flapping_ms[0]);
+}
+
+/* Once the link has been quiet, the next episode is paced from the start. */
+static void test_flapping_pace_starts_over_once_quiet(void) {
+	struct fake fake;
+	fake_init(&fake);
+	flaps(&fake);
+	flaps(&fake);
+	check_int_eq(fake.flapping_ms[0], fake.config.backoff_min_ms);
+	fake_finish(&fake);
+}
+
 int main(void) {
 	run_test(test_backoff_doubles_while_refused);
 	run_test(test_backoff_starts_over_once_a_mode_held);
+	run_test(test_flapping_pace_starts_over_once_quiet);
 	return test_result();
 }
