@@ -17,8 +17,9 @@
 # compositor and sway layers' first run whole, the others only those rows;
 # the bounds hold the medians of the runs.
 # LINKGUARD_KERNEL_VBLANK=S: the vblank layer's seconds (30).
-# LINKGUARD_KERNEL_ABSENT="preload patched": variants the caller knows it
-# lacks; any other that cannot run fails the run.
+# LINKGUARD_KERNEL_ABSENT: variants the caller knows it lacks, one line
+# each, "NAME: why" (e.g. "patched: no vendor tarball"); any other that
+# cannot run fails the run, and so does a name without a reason.
 # LINKGUARD_KERNEL_VKMS_FIX=0: vkms as Debian's source has it, without the
 # fix of its vblank timer (provision.sh): to see the freeze.
 # A guest that stops running user space (no heartbeat for
