@@ -86,10 +86,16 @@ grep -E ' [tT] |\[' /proc/kallsyms >"$share/kallsyms"
 # $IN_USERLAND CMD ARGS: in this root or, chrooted, in USERLAND, which then
 # shares this guest's /dev, /proc, /sys, /run (udev's database, seatd's
 # socket, TMPDIR) and the checkout. dpcd.sh, which runs here, runs only its
-# program there. (A prefix, not a function: setsid runs it.)
+# program there. (A prefix, not a function: setsid runs it.) USERLAND's
+# /tmp is a tmpfs of its own, as scripts/in-root gives it: the checkout,
+# bound after it, may live there.
 export IN_USERLAND=
 if [ -n "$userland" ]; then
 	checkout=$(cd "$here/../.." && pwd)
+	mount -t tmpfs -o mode=1777 tmpfs "$userland/tmp" ||
+		{ echo "FAIL: cannot mount a tmpfs on $userland/tmp"; exit 1; }
+	mkdir -p "$userland$checkout" ||
+		{ echo "FAIL: $userland has no $checkout to bind the checkout on"; exit 1; }
 	for path in /dev /proc /sys /run "$checkout"; do
 		mount --bind "$path" "$userland$path" ||
 			{ echo "FAIL: cannot bind $path into $userland"; exit 1; }
