@@ -11,10 +11,11 @@
 # LG_KERNEL_LAYERS (from run.sh): the layers to run, of "vblank kms dpcd
 # compositor sway wlroots" (all when unset), or "hang": every CPU spins with
 # interrupts off, for the host's watchdog to explain (hang.sh).
-# LG_KERNEL_REPEAT (from run.sh): the compositor and sway layers run that
-# many times (a stress mode, and the table's medians), stopping at the
-# first failure; after the first run, the AUX idle figure waits 5 s
-# instead of 60.
+# LG_KERNEL_REPEAT (from run.sh): the timed rows run that many times, for
+# the medians table.sh bounds, stopping at the first failure: the
+# compositor and sway layers' first run is whole, the later ones run only
+# the rows the table bounds (LG_KERNEL_TIMED_ONLY=1: compositor.sh,
+# sway.sh).
 # LG_KERNEL_VBLANK (from run.sh): the vblank layer's seconds, 30 by default.
 set -u
 modules=$1 userland=${9:-}
@@ -85,10 +86,16 @@ grep -E ' [tT] |\[' /proc/kallsyms >"$share/kallsyms"
 # $IN_USERLAND CMD ARGS: in this root or, chrooted, in USERLAND, which then
 # shares this guest's /dev, /proc, /sys, /run (udev's database, seatd's
 # socket, TMPDIR) and the checkout. dpcd.sh, which runs here, runs only its
-# program there. (A prefix, not a function: setsid runs it.)
+# program there. (A prefix, not a function: setsid runs it.) USERLAND's
+# /tmp is a tmpfs of its own, as scripts/in-root gives it: the checkout,
+# bound after it, may live there.
 export IN_USERLAND=
 if [ -n "$userland" ]; then
 	checkout=$(cd "$here/../.." && pwd)
+	mount -t tmpfs -o mode=1777 tmpfs "$userland/tmp" ||
+		{ echo "FAIL: cannot mount a tmpfs on $userland/tmp"; exit 1; }
+	mkdir -p "$userland$checkout" ||
+		{ echo "FAIL: $userland has no $checkout to bind the checkout on"; exit 1; }
 	for path in /dev /proc /sys /run "$checkout"; do
 		mount --bind "$path" "$userland$path" ||
 			{ echo "FAIL: cannot bind $path into $userland"; exit 1; }
@@ -152,20 +159,25 @@ layer() {
 	return $layer_status
 }
 
-# repeat CMD ARGS: CMD LG_KERNEL_REPEAT times, until one fails. The table
-# keeps every run's rows (table.sh gives their medians).
+# repeat CMD ARGS: CMD LG_KERNEL_REPEAT times, until one fails, the runs
+# after the first with only the timed rows. The table keeps every run's
+# rows (table.sh bounds their medians).
 repeat() {
-	times=${LG_KERNEL_REPEAT:-1} run=1
-	while :; do
+	times=${LG_KERNEL_REPEAT:-1} run=1 result=0
+	while [ "$run" -le "$times" ]; do
 		started=$(cut -d' ' -f1 /proc/uptime)
-		"$@" || { echo "FAIL: run $run of $times failed"; return 1; }
-		[ "$times" -gt 1 ] || return 0
-		echo "repeat: run $run of $times passed in $(awk -v s="$started" \
-			'{ printf "%.0f", $1 - s }' /proc/uptime) s"
-		[ "$run" -lt "$times" ] || return 0
+		if ! "$@"; then
+			echo "FAIL: run $run of $times failed"
+			result=1
+			break
+		fi
+		[ "$times" = 1 ] || echo "repeat: run $run of $times passed in $(awk -v s="$started" \
+			'{ printf "%.0f", $1 - s }' /proc/uptime) s${LG_KERNEL_TIMED_ONLY:+ (the timed rows)}"
 		run=$((run + 1))
-		export LG_KERNEL_AUX_IDLE=5
+		export LG_KERNEL_TIMED_ONLY=1
 	done
+	unset LG_KERNEL_TIMED_ONLY
+	return $result
 }
 
 if [ "$layers" = hang ]; then
@@ -215,7 +227,7 @@ if runs sway; then
 fi
 if runs wlroots; then
 	echo "== 7. Debian's compositors on wlroots with contrib/wlroots' series"
-	repeat layer 600 $IN_USERLAND sh "$here/wlroots.sh" "$4" "$8" "$5" || status=1
+	layer 600 $IN_USERLAND sh "$here/wlroots.sh" "$4" "$8" "$5" || status=1
 	phase wlroots
 fi
 case " $layers " in

@@ -23,6 +23,9 @@
 #                       trained, since failures_begin: linkguard reads the
 #                       sink only once a link settled, whether it recovers
 #                       or only watches the compositor recover (stock)
+#   timed_only          true in the runs after a layer's first
+#                       (LG_KERNEL_TIMED_ONLY, guest.sh's repeat): only the
+#                       rows table.sh bounds run again
 #
 # Each fail_* waits for the compositor to settle, checks what must hold
 # and appends a row to the table.
@@ -32,6 +35,10 @@ stats_param=/sys/module/lg_link_fault/parameters/stats
 results=${LG_KERNEL_RESULTS:?set LG_KERNEL_RESULTS to the file of the table rows}
 conn=$("$status_tool" | cut -d' ' -f1)
 [ -n "$conn" ] || fail "lg-kernel-status found no connector"
+
+timed_only() {
+	[ -n "${LG_KERNEL_TIMED_ONLY:-}" ]
+}
 
 trigger() {
 	echo "$*" >/sys/module/lg_link_fault/parameters/trigger ||

@@ -51,12 +51,22 @@ printf '%s\n' "== 2. dpcd" "LG-GUEST-EXIT 1" >"$dir/quiet.log"
 judge quiet 1
 echo "$out" | grep -q "(none printed)" || fail "quiet: no word that no check said FAIL: $out"
 
-# A variant skipped: fails unless the caller said it lacks it.
+# A variant skipped: fails unless the caller said it lacks it, and why.
 printf '%s\n' "== 6. sway" "skip (patched): no patched sway in BUILD" "LG-GUEST-EXIT 0" >"$dir/skipped.log"
 judge skipped 1
 echo "$out" | grep -q "^FAIL: variants did not run: patched" || fail "skipped: $out"
-judge skipped 0 patched
-echo "$out" | grep -q "kernel harness: PASS" || fail "skipped, absent: $out"
+judge skipped 0 "wlroots: no vendor tarball
+patched: vendor: sway-1.10.1.tar.xz is missing"
+echo "$out" | grep -qx "note: variant 'patched' did not run: vendor: sway-1.10.1.tar.xz is missing (LINKGUARD_KERNEL_ABSENT)" ||
+	fail "skipped, absent: the reason is not said: $out"
+echo "$out" | tail -n 1 | grep -qx "kernel harness: PASS" || fail "skipped, absent: $out"
+# Named without a reason: fails, whether or not it ran.
+for absent in patched "patched:" "patched: " "wlroots: gone
+patched"; do
+	judge skipped 1 "$absent"
+	echo "$out" | grep -q "^FAIL: LINKGUARD_KERNEL_ABSENT names a variant without a reason" ||
+		fail "skipped, absent '$absent' without a reason: $out"
+done
 
 # Frozen: the watchdog's file decides, whatever the console says.
 printf '%s\n' "== 3-5. compositor" >"$dir/frozen.log"
@@ -67,6 +77,9 @@ echo "$out" | grep -q "^FAIL: the guest froze" || fail "frozen: $out"
 printf '%s\n' "kernel: 6.12" "== 1. kms" "ok: all" "LG-GUEST-EXIT 0" >"$dir/passed.log"
 judge passed 0
 [ "$out" = "kernel harness: PASS" ] || fail "passed: $out"
+judge passed 1 patched
+echo "$out" | grep -q "^FAIL: LINKGUARD_KERNEL_ABSENT names a variant without a reason" ||
+	fail "passed, absent 'patched' without a reason: $out"
 
 [ $status = 0 ] && echo "ok: verdict.sh names every failure at the end, passes only a clean run"
 exit $status

@@ -33,15 +33,26 @@ if [ ! -d "$lib" ]; then
 	echo "skip (wlroots): Debian's compositors on the patched wlroots: not built at $lib (meson test contrib-wlroots builds it)"
 	exit 0
 fi
-case $(realpath "$0") in
-/tmp/*)
-	echo "skip (wlroots): Debian's compositors on the patched wlroots: the checkout is under /tmp, which the layer mounts over"
-	exit 0
-	;;
-esac
 lib=$(realpath "$lib")
 config=$(dirname "$0")/../preload/sway.config
+# What the layer reads from under /tmp (a checkout there, the library's
+# build), bound back onto the tmpfs from where the guest had it: held
+# outside $dir, which the layer removes at its end, with what is mounted
+# under it (the other root's checkout, guest.sh).
+kept= held=${TMPDIR:?}/wlroots-tmp
+for path in "$(realpath "$(dirname "$0")/../..")" "$lib"; do
+	case $path in
+	/tmp/*) kept="$kept $path" ;;
+	esac
+done
+if [ -n "$kept" ]; then
+	mkdir -p "$held" && mount --rbind /tmp "$held" || fail "cannot hold /tmp at $held"
+fi
 mount -t tmpfs -o mode=1777 tmpfs /tmp || fail "cannot mount a tmpfs on /tmp"
+for path in $kept; do
+	mkdir -p "$path" && mount --bind "$held${path#/tmp}" "$path" ||
+		fail "cannot bind $path back on the tmpfs of /tmp"
+done
 mkdir -p /dev/shm
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm || fail "cannot mount a tmpfs on /dev/shm"
 seatd -g root >"$dir/seatd.log" 2>&1 &
