@@ -933,12 +933,18 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 			lg_mode_equal(&mode, facts->current)) {
 		// Nothing better than what runs passes: no modeset for it (P8).
 		// Only a quiet link ends the episode (a step up the
-		// compositor's fallback asked for comes after settle_ms).
+		// compositor's fallback asked for comes after settle_ms); the
+		// step down's ceiling holds until then.
 		end_plan(m);
 		if (quiet(m, facts)) {
 			rest(m, facts, out);
-		} else {
-			set_state(m, out, running_state(m, facts));
+			return;
+		}
+		set_state(m, out, running_state(m, facts));
+		if (m->stepped_down) {
+			// The compositor's modeset cancelled the quiet period's
+			// timer: again, or the ceiling would hold for good.
+			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		}
 		return;
 	}
