@@ -657,6 +657,12 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		// Nothing that needs less bandwidth passes: the running mode
 		// stays, the errors stay reported, no modeset.
 		end_plan(m);
+		if (m->state == LG_LINK_BAD) {
+			// The sink lost lock while this plan waited at the gate:
+			// its modeset was to retrain the link, and none came.
+			begin_plan(m, MACHINE_PLAN_UNLOCKED, facts, out);
+			return;
+		}
 		if (m->stepped_down) {
 			// The plan cancelled the quiet period's timer: again.
 			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
