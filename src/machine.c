@@ -1022,23 +1022,25 @@ static enum lg_fallback_reason fallback_reason(const struct lg_machine *m,
 		LG_FALLBACK_KNOWN_BAD : LG_FALLBACK_FLAPPING;
 }
 
-/*
- * Whether the policy ranks mode above the mode the plan started from, as
- * fallbacks for the requested one (the plan's tiers aside): a step up,
- * reported as one and never as a fallback, although the requested mode does
- * not run yet.
- */
-static bool ranks_above_from(const struct lg_machine *m,
-		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
-	if (!m->plan_has_from) {
-		return false;
-	}
-	struct lg_mode pair[] = { m->plan_from, *mode };
+/* Whether the policy ranks a above b as fallbacks for the requested mode. */
+static bool ranks_above(const struct lg_machine *m, const struct lg_machine_facts *facts,
+		const struct lg_mode *a, const struct lg_mode *b) {
+	struct lg_mode pair[] = { *b, *a };
 	const struct lg_mode_list list = { .modes = pair, .len = 2, .cap = 2 };
 	size_t order[2];
 	size_t n = lg_policy_rank(m->config->policy, &m->config->floors,
 		facts->requested, &list, NULL, order);
 	return n > 0 && order[0] == 1;
+}
+
+/*
+ * Whether the policy ranks mode above the mode the plan started from (the
+ * plan's tiers aside): a step up, reported as one and never as a fallback,
+ * although the requested mode does not run yet.
+ */
+static bool ranks_above_from(const struct lg_machine *m,
+		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
+	return m->plan_has_from && ranks_above(m, facts, mode, &m->plan_from);
 }
 
 static void handle_committed(struct lg_machine *m, const struct lg_machine_event *event,
@@ -1165,8 +1167,12 @@ static bool below_pick(struct lg_machine *m, const struct lg_machine_facts *fact
 	if (!build_order(m, facts) || m->order_len == 0) {
 		return false;
 	}
+	// A mode the policy ranks lower comes first only by the plan's tiers
+	// (a sink ceiling the running mode is above): the running mode works,
+	// and a modeset to that one would step down on a quiet link (P8).
 	const struct lg_mode *pick = &facts->modes->modes[m->order[0]];
-	return !lg_mode_same_timing(pick, facts->current);
+	return !lg_mode_same_timing(pick, facts->current) &&
+		ranks_above(m, facts, pick, facts->current);
 }
 
 /*
