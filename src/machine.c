@@ -1432,14 +1432,20 @@ static void count_errors(struct lg_machine *m, const struct lg_machine_facts *fa
 		open_window(m, now);
 	}
 	uint32_t threshold = errors_threshold(m, errors);
+	// A window cut short is judged by its count, which already passed a
+	// minute's allowance; one the reads stretched past a minute by its
+	// count per minute.
+	uint64_t elapsed = now - m->window_ms;
+	uint64_t span = elapsed > MACHINE_ERRORS_WINDOW_MS ?
+		elapsed : MACHINE_ERRORS_WINDOW_MS;
 	bool over = false;
 	for (uint32_t lane = 0; lane < 4; lane++) {
 		if (errors->valid & (1u << lane)) {
 			m->window_errors[lane] += errors->count[lane];
-			over = over || m->window_errors[lane] > threshold;
+			over = over || (uint64_t)m->window_errors[lane] *
+				MACHINE_ERRORS_WINDOW_MS / span > threshold;
 		}
 	}
-	uint64_t elapsed = now - m->window_ms;
 	if (!over && elapsed < MACHINE_ERRORS_WINDOW_MS) {
 		return;
 	}

@@ -1042,12 +1042,17 @@ static void judge_errors(struct world *w) {
 		w->window_at = w->now;
 		memset(w->window_errors, 0, sizeof(w->window_errors));
 	}
+	// A minute's count: a window the reads stretched past a minute
+	// scaled down to one.
+	uint64_t elapsed = w->now - w->window_at;
+	uint64_t span = elapsed > WORLD_ERRORS_WINDOW_MS ? elapsed : WORLD_ERRORS_WINDOW_MS;
 	bool over = false;
 	for (uint32_t lane = 0; lane < 4; lane++) {
 		w->window_errors[lane] += errors->count[lane];
-		over = over || over_threshold(w->window_errors[lane], errors->rate_mbps);
+		over = over || over_threshold((uint64_t)w->window_errors[lane] *
+			WORLD_ERRORS_WINDOW_MS / span, errors->rate_mbps);
 	}
-	if (!over && w->now - w->window_at < WORLD_ERRORS_WINDOW_MS) {
+	if (!over && elapsed < WORLD_ERRORS_WINDOW_MS) {
 		return;
 	}
 	w->expect_rates = true;
