@@ -922,9 +922,13 @@ static void plug(struct world *w, const char *name, bool at_stored) {
 	sim_link_probe(&w->link, &w->modes);
 	watch_fit(w);
 	feed(w, LG_MACHINE_OUTPUT_NEW);
-	if (at_stored && w->has_stored && lg_mode_list_find(&w->modes, &w->stored) >= 0) {
-		struct lg_mode stored = w->stored;
-		enable(w, &stored);
+	ssize_t stored = at_stored && w->has_stored ?
+		lg_mode_list_find(&w->modes, &w->stored) : -1;
+	if (stored >= 0) {
+		// The output's mode of that timing, as sway picks it from the
+		// output's list: this monitor's, with its own flags.
+		struct lg_mode mode = w->modes.modes[stored];
+		enable(w, &mode);
 		return;
 	}
 	// The recommendation, as lg_manager_recommend_state() asks for it.
