@@ -466,7 +466,12 @@ static bool known_bad_here(const struct lg_machine *m,
 		if (!lg_mode_equal(&m->failed_mode[i], mode)) {
 			continue;
 		}
-		if (same_link(&m->failed_link[i], &link)) {
+		// Where the backend tells links, no link is no match: a mode
+		// failed where the kernel trained it nowhere (the ladder had
+		// pruned it) and one it trains nowhere now (it refuses every
+		// mode) are not at the same link.
+		if (same_link(&m->failed_link[i], &link) &&
+				(link.rate_mbps != 0 || facts->link_for == NULL)) {
 			return true;
 		}
 		failed_elsewhere = true;
