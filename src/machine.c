@@ -1586,6 +1586,15 @@ static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
 		if (m->bad_pending || m->state == LG_LINK_FAILED) {
 			begin_plan(m, m->bad_pending ? MACHINE_PLAN_BAD :
 				MACHINE_PLAN_BACKOFF, facts, out);
+			return;
+		}
+		// What the timer dropped while away was to bring: a commit
+		// that settles, the quiet period that lifts a ceiling.
+		if (m->state == LG_LINK_RETRAINING) {
+			arm(m, out, MACHINE_TIMER_SETTLE, m->config->settle_ms);
+		} else if (m->state == LG_LINK_FLAPPING || m->stepped_down ||
+				m->sink_ceiling_khz != 0) {
+			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		}
 		return;
 	case LG_MACHINE_RETRY:
