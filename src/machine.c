@@ -466,7 +466,12 @@ static bool known_bad_here(const struct lg_machine *m,
 		if (!lg_mode_equal(&m->failed_mode[i], mode)) {
 			continue;
 		}
-		if (same_link(&m->failed_link[i], &link)) {
+		// Where the backend tells links, no link is no match: a mode
+		// failed where the kernel trained it nowhere (the ladder had
+		// pruned it) and one it trains nowhere now (it refuses every
+		// mode) are not at the same link.
+		if (same_link(&m->failed_link[i], &link) &&
+				(link.rate_mbps != 0 || facts->link_for == NULL)) {
 			return true;
 		}
 		failed_elsewhere = true;
@@ -657,6 +662,12 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		// Nothing that needs less bandwidth passes: the running mode
 		// stays, the errors stay reported, no modeset.
 		end_plan(m);
+		if (m->state == LG_LINK_BAD) {
+			// The sink lost lock while this plan waited at the gate:
+			// its modeset was to retrain the link, and none came.
+			begin_plan(m, MACHINE_PLAN_UNLOCKED, facts, out);
+			return;
+		}
 		if (m->stepped_down) {
 			// The plan cancelled the quiet period's timer: again.
 			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
@@ -933,12 +944,18 @@ static void handle_tested(struct lg_machine *m, const struct lg_machine_event *e
 			lg_mode_equal(&mode, facts->current)) {
 		// Nothing better than what runs passes: no modeset for it (P8).
 		// Only a quiet link ends the episode (a step up the
-		// compositor's fallback asked for comes after settle_ms).
+		// compositor's fallback asked for comes after settle_ms); the
+		// step down's ceiling holds until then.
 		end_plan(m);
 		if (quiet(m, facts)) {
 			rest(m, facts, out);
-		} else {
-			set_state(m, out, running_state(m, facts));
+			return;
+		}
+		set_state(m, out, running_state(m, facts));
+		if (m->stepped_down) {
+			// The compositor's modeset cancelled the quiet period's
+			// timer: again, or the ceiling would hold for good.
+			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		}
 		return;
 	}
@@ -1010,23 +1027,25 @@ static enum lg_fallback_reason fallback_reason(const struct lg_machine *m,
 		LG_FALLBACK_KNOWN_BAD : LG_FALLBACK_FLAPPING;
 }
 
-/*
- * Whether the policy ranks mode above the mode the plan started from, as
- * fallbacks for the requested one (the plan's tiers aside): a step up,
- * reported as one and never as a fallback, although the requested mode does
- * not run yet.
- */
-static bool ranks_above_from(const struct lg_machine *m,
-		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
-	if (!m->plan_has_from) {
-		return false;
-	}
-	struct lg_mode pair[] = { m->plan_from, *mode };
+/* Whether the policy ranks a above b as fallbacks for the requested mode. */
+static bool ranks_above(const struct lg_machine *m, const struct lg_machine_facts *facts,
+		const struct lg_mode *a, const struct lg_mode *b) {
+	struct lg_mode pair[] = { *b, *a };
 	const struct lg_mode_list list = { .modes = pair, .len = 2, .cap = 2 };
 	size_t order[2];
 	size_t n = lg_policy_rank(m->config->policy, &m->config->floors,
 		facts->requested, &list, NULL, order);
 	return n > 0 && order[0] == 1;
+}
+
+/*
+ * Whether the policy ranks mode above the mode the plan started from (the
+ * plan's tiers aside): a step up, reported as one and never as a fallback,
+ * although the requested mode does not run yet.
+ */
+static bool ranks_above_from(const struct lg_machine *m,
+		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
+	return m->plan_has_from && ranks_above(m, facts, mode, &m->plan_from);
 }
 
 static void handle_committed(struct lg_machine *m, const struct lg_machine_event *event,
@@ -1153,8 +1172,12 @@ static bool below_pick(struct lg_machine *m, const struct lg_machine_facts *fact
 	if (!build_order(m, facts) || m->order_len == 0) {
 		return false;
 	}
+	// A mode the policy ranks lower comes first only by the plan's tiers
+	// (a sink ceiling the running mode is above): the running mode works,
+	// and a modeset to that one would step down on a quiet link (P8).
 	const struct lg_mode *pick = &facts->modes->modes[m->order[0]];
-	return !lg_mode_same_timing(pick, facts->current);
+	return !lg_mode_same_timing(pick, facts->current) &&
+		ranks_above(m, facts, pick, facts->current);
 }
 
 /*
@@ -1414,14 +1437,20 @@ static void count_errors(struct lg_machine *m, const struct lg_machine_facts *fa
 		open_window(m, now);
 	}
 	uint32_t threshold = errors_threshold(m, errors);
+	// A window cut short is judged by its count, which already passed a
+	// minute's allowance; one the reads stretched past a minute by its
+	// count per minute.
+	uint64_t elapsed = now - m->window_ms;
+	uint64_t span = elapsed > MACHINE_ERRORS_WINDOW_MS ?
+		elapsed : MACHINE_ERRORS_WINDOW_MS;
 	bool over = false;
 	for (uint32_t lane = 0; lane < 4; lane++) {
 		if (errors->valid & (1u << lane)) {
 			m->window_errors[lane] += errors->count[lane];
-			over = over || m->window_errors[lane] > threshold;
+			over = over || (uint64_t)m->window_errors[lane] *
+				MACHINE_ERRORS_WINDOW_MS / span > threshold;
 		}
 	}
-	uint64_t elapsed = now - m->window_ms;
 	if (!over && elapsed < MACHINE_ERRORS_WINDOW_MS) {
 		return;
 	}
@@ -1557,6 +1586,15 @@ static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
 		if (m->bad_pending || m->state == LG_LINK_FAILED) {
 			begin_plan(m, m->bad_pending ? MACHINE_PLAN_BAD :
 				MACHINE_PLAN_BACKOFF, facts, out);
+			return;
+		}
+		// What the timer dropped while away was to bring: a commit
+		// that settles, the quiet period that lifts a ceiling.
+		if (m->state == LG_LINK_RETRAINING) {
+			arm(m, out, MACHINE_TIMER_SETTLE, m->config->settle_ms);
+		} else if (m->state == LG_LINK_FLAPPING || m->stepped_down ||
+				m->sink_ceiling_khz != 0) {
+			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		}
 		return;
 	case LG_MACHINE_RETRY:

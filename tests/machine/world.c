@@ -922,9 +922,13 @@ static void plug(struct world *w, const char *name, bool at_stored) {
 	sim_link_probe(&w->link, &w->modes);
 	watch_fit(w);
 	feed(w, LG_MACHINE_OUTPUT_NEW);
-	if (at_stored && w->has_stored && lg_mode_list_find(&w->modes, &w->stored) >= 0) {
-		struct lg_mode stored = w->stored;
-		enable(w, &stored);
+	ssize_t stored = at_stored && w->has_stored ?
+		lg_mode_list_find(&w->modes, &w->stored) : -1;
+	if (stored >= 0) {
+		// The output's mode of that timing, as sway picks it from the
+		// output's list: this monitor's, with its own flags.
+		struct lg_mode mode = w->modes.modes[stored];
+		enable(w, &mode);
 		return;
 	}
 	// The recommendation, as lg_manager_recommend_state() asks for it.
@@ -1042,12 +1046,17 @@ static void judge_errors(struct world *w) {
 		w->window_at = w->now;
 		memset(w->window_errors, 0, sizeof(w->window_errors));
 	}
+	// A minute's count: a window the reads stretched past a minute
+	// scaled down to one.
+	uint64_t elapsed = w->now - w->window_at;
+	uint64_t span = elapsed > WORLD_ERRORS_WINDOW_MS ? elapsed : WORLD_ERRORS_WINDOW_MS;
 	bool over = false;
 	for (uint32_t lane = 0; lane < 4; lane++) {
 		w->window_errors[lane] += errors->count[lane];
-		over = over || over_threshold(w->window_errors[lane], errors->rate_mbps);
+		over = over || over_threshold((uint64_t)w->window_errors[lane] *
+			WORLD_ERRORS_WINDOW_MS / span, errors->rate_mbps);
 	}
-	if (!over && w->now - w->window_at < WORLD_ERRORS_WINDOW_MS) {
+	if (!over && elapsed < WORLD_ERRORS_WINDOW_MS) {
 		return;
 	}
 	w->expect_rates = true;
