@@ -1,3 +1,5 @@
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,12 +184,54 @@ static void handle_restored(struct wl_listener *listener, void *data) {
 	h->n_restored++;
 }
 
+/*
+ * The cue "failed", which a scenario's "wait failed" holds its later steps
+ * for (backend/sim): what a scenario does after a failure waits for it,
+ * however long a loaded machine makes the way there. In a runtime
+ * directory of the process's own, so that tests side by side do not give
+ * each other cues.
+ */
+static char cue_dir[] = "/tmp/linkguard-cues-XXXXXX";
+
+static void remove_cue_dir(void) {
+	rmdir(cue_dir);
+}
+
+static bool cue_dir_init(void) {
+	if (strcmp(getenv("XDG_RUNTIME_DIR") != NULL ? getenv("XDG_RUNTIME_DIR") : "",
+			cue_dir) == 0) {
+		return true;
+	}
+	if (mkdtemp(cue_dir) == NULL || setenv("XDG_RUNTIME_DIR", cue_dir, 1) != 0) {
+		fprintf(stderr, "harness: no runtime directory for the cues: %m\n");
+		return false;
+	}
+	atexit(remove_cue_dir);
+	return true;
+}
+
+static void cue_failed(bool given) {
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/failed", cue_dir);
+	if (!given) {
+		unlink(path);
+		return;
+	}
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "harness: cannot give the cue %s: %m\n", path);
+		return;
+	}
+	close(fd);
+}
+
 static void handle_failed(struct wl_listener *listener, void *data) {
 	struct harness *h = wl_container_of(listener, h, failed);
 	if (h->n_failed < HARNESS_MAX_EVENTS) {
 		h->failed_usec[h->n_failed] = now_usec();
 	}
 	h->n_failed++;
+	cue_failed(true);
 }
 
 static void handle_scenario_done(struct wl_listener *listener, void *data) {
@@ -204,6 +248,9 @@ void harness_quiet(void) {
 
 bool harness_init_headless(struct harness *h, const struct lg_options *options) {
 	*h = (struct harness){0};
+	if (!cue_dir_init()) {
+		return false;
+	}
 	wlr_log_init(quiet ? WLR_SILENT : WLR_ERROR, NULL);
 	lg_log_init(quiet ? LG_SILENT : LG_DEBUG, NULL);
 	wl_list_init(&h->connectors);
@@ -255,6 +302,7 @@ bool harness_init(struct harness *h, const struct lg_options *options) {
 }
 
 void harness_finish(struct harness *h) {
+	cue_failed(false);
 	// As compositors do: clients go first, while everything they use exists.
 	wl_display_destroy_clients(h->display);
 	wl_list_remove(&h->scenario_done_listener.link);

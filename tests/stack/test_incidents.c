@@ -4,12 +4,7 @@
  * history, and that the manager's incident signal reports exactly what the
  * history keeps. The harness's fast defaults: 100 ms settle, flap 3 in 3 s.
  */
-#include <fcntl.h>
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <wlr/types/wlr_output.h>
 #include <core/history.h>
 #include <core/incident.h>
@@ -23,35 +18,11 @@ struct incident_counter {
 	struct wl_listener incident;
 };
 
-/*
- * The cue "failed" in $XDG_RUNTIME_DIR, which a scenario's "wait failed"
- * holds its later steps for (backend/sim): what comes after a failure
- * waits for it, however long a loaded machine makes the way there.
- */
-static void cue_failed(void) {
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/failed", getenv("XDG_RUNTIME_DIR"));
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-	check(fd >= 0);
-	if (fd >= 0) {
-		close(fd);
-	}
-}
-
-static void uncue_failed(void) {
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/failed", getenv("XDG_RUNTIME_DIR"));
-	unlink(path);
-}
-
 static void handle_incident(struct wl_listener *listener, void *data) {
 	struct incident_counter *counter =
 		wl_container_of(listener, counter, incident);
 	counter->count++;
 	counter->last = *(const struct lg_incident *)data;
-	if (counter->last.outcome == LG_INCIDENT_FAILED) {
-		cue_failed();
-	}
 }
 
 static void counter_init(struct incident_counter *counter, struct harness *h) {
@@ -198,7 +169,7 @@ static void test_output_gone_during_recovery_is_gone(void) {
  * nothing new add nothing; the replug brings the requested mode back:
  * restored, from what the failure left. The cable heals 900 ms after the
  * failure, before the backoff's first try, however long the cascade down
- * to it took.
+ * to it took (the harness's cue, "wait failed").
  */
 static void test_failure_then_replug_restores(void) {
 	struct harness h;
@@ -229,7 +200,6 @@ static void test_failure_then_replug_restores(void) {
 		check(restored->when.tv_sec >= failed->when.tv_sec);
 		check_signal_matches(&counter, hc->conn);
 	}
-	uncue_failed();
 	counter_finish(&counter);
 	harness_finish(&h);
 }
@@ -289,17 +259,10 @@ static void test_held_while_flapping_then_retry_restores(void) {
 }
 
 int main(void) {
-	// The cues' directory, the test's own.
-	char runtime_dir[] = "/tmp/linkguard-incidents-XXXXXX";
-	if (mkdtemp(runtime_dir) == NULL || setenv("XDG_RUNTIME_DIR", runtime_dir, 1) != 0) {
-		perror("linkguard-incidents: runtime directory");
-		return 1;
-	}
 	run_test(test_same_mode_retrained_is_one_incident);
 	run_test(test_cascade_is_one_incident);
 	run_test(test_output_gone_during_recovery_is_gone);
 	run_test(test_failure_then_replug_restores);
 	run_test(test_held_while_flapping_then_retry_restores);
-	rmdir(runtime_dir);
 	return test_result();
 }

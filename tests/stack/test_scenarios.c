@@ -367,6 +367,7 @@ static void test_zero_modes_fails_then_replug_restores(void) {
 	check(harness_run(&h,
 		"0 plug DP-1 1440p144\n"
 		"300ms cable DP-1 rbr lanes=1\n"
+		"300ms wait failed\n" // the harness's cue: the cascade's end
 		"1200ms heal DP-1\n"
 		"1300ms unplug DP-1\n"
 		"1500ms plug DP-1 1440p144\n", 0));
