@@ -61,10 +61,17 @@ def hooks(source):
 
 
 def run(args, log=None, timeout=None, cwd=None):
+    # The programs a mutant fails are the mutant's: written beside its
+    # logs, never where a run collects the searches' failing programs.
+    env = dict(os.environ)
+    if log:
+        env['LINKGUARD_SCENARIO_OUT'] = os.path.dirname(log)
+    else:
+        env.pop('LINKGUARD_SCENARIO_OUT', None)
     with open(log or os.devnull, 'w') as out:
         try:
             return subprocess.run(args, stdout=out, stderr=subprocess.STDOUT,
-                                  timeout=timeout, cwd=cwd).returncode
+                                  timeout=timeout, cwd=cwd, env=env).returncode
         except subprocess.TimeoutExpired:
             return 'timeout'
 
