@@ -217,12 +217,13 @@ if runs dpcd; then
 fi
 if runs compositor; then
 	echo "== 3-5. the example compositor on wlroots' DRM backend"
-	repeat layer 600 $IN_USERLAND sh "$here/compositor.sh" "$4" "$5" "$6" || status=1
+	# Its whole first run took more than 600 s beside a loaded gate.
+	repeat layer 900 $IN_USERLAND sh "$here/compositor.sh" "$4" "$5" "$6" || status=1
 	phase compositor
 fi
 if runs sway; then
 	echo "== 6. sway on wlroots' DRM backend: stock, with the preload, patched"
-	repeat layer 450 $IN_USERLAND sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
+	repeat layer 700 $IN_USERLAND sh "$here/sway.sh" "$4" "$7" "$6" "$8" || status=1
 	phase sway
 fi
 if runs wlroots; then
