@@ -198,16 +198,18 @@ static void remove_cue_dir(void) {
 }
 
 static bool cue_dir_init(void) {
-	if (strcmp(getenv("XDG_RUNTIME_DIR") != NULL ? getenv("XDG_RUNTIME_DIR") : "",
-			cue_dir) == 0) {
-		return true;
+	static bool made;
+	if (!made) {
+		if (mkdtemp(cue_dir) == NULL) {
+			fprintf(stderr, "harness: no runtime directory for the cues: %m\n");
+			return false;
+		}
+		atexit(remove_cue_dir);
+		made = true;
 	}
-	if (mkdtemp(cue_dir) == NULL || setenv("XDG_RUNTIME_DIR", cue_dir, 1) != 0) {
-		fprintf(stderr, "harness: no runtime directory for the cues: %m\n");
-		return false;
-	}
-	atexit(remove_cue_dir);
-	return true;
+	// Every harness's sim looks there, whoever moved it since (the
+	// soak's clients run in a directory of their own).
+	return setenv("XDG_RUNTIME_DIR", cue_dir, 1) == 0;
 }
 
 static void cue_failed(bool given) {
