@@ -42,4 +42,20 @@ static inline int test_result(void) {
 	return test_failures == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/*
+ * Opens NAME for a generated search's failing program, in
+ * $LINKGUARD_SCENARIO_OUT (where scripts/test collects them) if set, else
+ * the working directory; its path in path. NULL, said in path, when it
+ * cannot.
+ */
+static inline FILE *test_program_open(const char *name, char *path, size_t size) {
+	const char *dir = getenv("LINKGUARD_SCENARIO_OUT");
+	snprintf(path, size, "%s%s%s", dir != NULL ? dir : "", dir != NULL ? "/" : "", name);
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		snprintf(path, size, "(not written: %m)");
+	}
+	return f;
+}
+
 #endif

@@ -28,7 +28,6 @@
  * stack-SEED-N.scn, into $LINKGUARD_SCENARIO_OUT if set, else the working
  * directory; the second form replays it.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -481,12 +480,10 @@ static int replay(const char *path) {
 /* Writes a failing program where $LINKGUARD_SCENARIO_OUT says, else here. */
 static void write_program(const char *text, uint64_t seed, unsigned long i,
 		const char *violation, const char *detail, char *path, size_t size) {
-	const char *dir = getenv("LINKGUARD_SCENARIO_OUT");
-	snprintf(path, size, "%s%sstack-%" PRIu64 "-%lu.scn", dir != NULL ? dir : "",
-		dir != NULL ? "/" : "", seed, i);
-	FILE *f = fopen(path, "w");
+	char name[64];
+	snprintf(name, sizeof(name), "stack-%" PRIu64 "-%lu.scn", seed, i);
+	FILE *f = test_program_open(name, path, size);
 	if (f == NULL) {
-		snprintf(path, size, "(not written: %s)", strerror(errno));
 		return;
 	}
 	fprintf(f, "# test_stack_programs seed %" PRIu64 ", program %lu: %s: %s\n%s",

@@ -340,13 +340,11 @@ static void write_step(FILE *f, const struct sim_step *s) {
  * LINKGUARD_SCENARIO_OUT, else the current directory.
  */
 static void write_scenario(const struct program *p, uint64_t seed) {
-	const char *dir = getenv("LINKGUARD_SCENARIO_OUT");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s%sconvergence-%" PRIu64 ".scn",
-		dir != NULL ? dir : "", dir != NULL ? "/" : "", seed);
-	FILE *f = fopen(path, "w");
+	char name[64], path[4096];
+	snprintf(name, sizeof(name), "convergence-%" PRIu64 ".scn", seed);
+	FILE *f = test_program_open(name, path, sizeof(path));
 	if (f == NULL) {
-		fprintf(stderr, "cannot write %s\n", path);
+		fprintf(stderr, "the shrunk program is %s\n", path);
 		return;
 	}
 	fprintf(f, "# shrunk from test_convergence, seed %" PRIu64 "; it failed %s the "
