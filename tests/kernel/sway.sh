@@ -76,9 +76,18 @@ start_sway() {
 	patched) wait_for_log 'linkguard watching DisplayPort links' 10 ;;
 	esac
 	wait_for_kernel_mode '[0-9]+x[0-9]+@[0-9]+' 30
-	if ! timeout 10 swaymsg output "$name" mode 4096x2160@60Hz >/dev/null; then
+	# sway answers once it has committed the mode: a 4096x2160 modeset and
+	# first frame in software, in a TCG guest beside CI's other legs, took
+	# more than 10 s (a patched sway that still ran, its log at the
+	# command). A sway that froze is caught here still, after a minute.
+	answer=0
+	timeout 60 swaymsg output "$name" mode 4096x2160@60Hz >"$dir/swaymsg.out" 2>&1 ||
+		answer=$?
+	if [ "$answer" -ne 0 ]; then
 		sway_state
-		fail "swaymsg could not set 4096x2160@60: $state"
+		why="swaymsg said: $(tr '\n' ' ' <"$dir/swaymsg.out")"
+		[ "$answer" -ne 124 ] || why="no answer in 60 s"
+		fail "swaymsg could not set 4096x2160@60 ($why): $state"
 	fi
 	wait_for_kernel_mode '4096x2160@60[0-9]*' 30
 	current=$(timeout 5 swaymsg -t get_outputs -r |
