@@ -1,23 +1,28 @@
 #!/bin/sh
-# Builds wlroots from its release tarball (scripts/build-vendored) with the
-# series of its minor version applied: contrib/wlroots/SERIES/0*.patch, the
-# cover letter left out. The library has the soname of Debian's
+# Builds wlroots from its vendored tarball (scripts/build-vendored) with
+# its series applied: contrib/wlroots/SERIES/0*.patch, the cover letter
+# left out. A release's library has the soname of Debian's
 # (libwlroots-SERIES.so) and the features Debian's compositors link
 # against, so that they run on it through LD_LIBRARY_PATH.
 #
 #   build.sh VERSION CACHE_DIR
 #
-# VERSION is 0.18.2, 0.19.3 or 0.20.2; SERIES is its major.minor. Prints
-# the build's directory: the library is build/libwlroots-SERIES.so, the
-# patched source src/. Exits 77 when there is no vendor directory: the
-# caller says so, it does not pass.
+# VERSION is a release, 0.18.2, 0.19.3 or 0.20.2, whose SERIES is its
+# major.minor; or a commit of wlroots' main, 329a88e7, whose SERIES is
+# main-329a88e7 (the merge request's), its soname the version main's
+# meson.build is developing. Prints the build's directory: the library is
+# build/libwlroots-*.so, the patched source src/. Exits 77 when there is no
+# vendor directory: the caller says so, it does not pass.
 set -eu
 
 usage="usage: $0 VERSION CACHE_DIR"
 version=${1:?$usage}
 cache=${2:?$usage}
 here=$(cd "$(dirname "$0")" && pwd)
-series=$(echo "$version" | cut -d. -f1,2)
+case $version in
+*.*) series=$(echo "$version" | cut -d. -f1,2) ;;
+*) series=main-$version ;;
+esac
 
 [ -d "$here/$series" ] || { echo "build.sh: no series for wlroots $series" >&2; exit 1; }
 set --
@@ -38,8 +43,13 @@ out=$("$here/../../scripts/build-vendored" "wlroots-$version.tar.xz" "$cache" ""
 	status=$?
 [ $status -eq 0 ] || exit $status
 
-lib=$out/build/libwlroots-$series.so
+# main's is the release it develops: 0.21 of version: '0.21.0-dev'.
+case $series in
+main-*) abi=$(sed -n "s/^\tversion: '\([0-9]*\.[0-9]*\)\..*/\1/p" "$out/src/meson.build") ;;
+*) abi=$series ;;
+esac
+lib=$out/build/libwlroots-$abi.so
 soname=$(objdump -p "$lib" | sed -n 's/^ *SONAME *//p')
-[ "$soname" = "libwlroots-$series.so" ] ||
-	{ echo "build.sh: $lib has soname '$soname', Debian's is libwlroots-$series.so" >&2; exit 1; }
+[ "$soname" = "libwlroots-$abi.so" ] ||
+	{ echo "build.sh: $lib has soname '$soname', not libwlroots-$abi.so" >&2; exit 1; }
 echo "$out"
