@@ -10,8 +10,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sim/dp.h>
-#include <sim/i915.h>
+#include <dp/dp.h>
+#include <dp/i915.h>
 #include "test.h"
 
 #define MODE(w, h, r, c) { .width = w, .height = h, .refresh_mhz = r, .clock_khz = c }
@@ -103,7 +103,7 @@ static void check_choice(bool mst, const struct lg_mode *mode, uint32_t max_bpc,
 	struct lg_link_params got = {0};
 	uint32_t bpp = 0;
 	bool ok = mst ? i915_choose_mst(mode, max_bpc, &max, &got, &bpp) :
-		i915_choose_sst(mode, max_bpc, &max, &got, &bpp);
+		i915_choose_sst(mode, max_bpc, dp_rates_standard(), &max, &got, &bpp);
 	check(ok);
 	if (got.lanes != want.lanes || got.rate_mbps != want.rate_mbps || bpp != want_bpp) {
 		fprintf(stderr, "  %u kHz within %ux%u: got %ux%u at %u bpp, want %ux%u at %u\n",
@@ -142,8 +142,8 @@ static void test_sst_bpp_steps_by_six(void) {
 	check_choice(false, &uhd30, 7, LINK(4, HBR3), LINK(4, HBR), 18);
 	struct lg_link_params got;
 	uint32_t bpp;
-	check(!i915_choose_sst(&uhd60, 10, &hbr_x4, &got, &bpp)); // 9.5985 > 8.64
-	check(!i915_choose_sst(&uhd60, 5, &hbr2_x4, &got, &bpp)); // below 18 bpp
+	check(!i915_choose_sst(&uhd60, 10, dp_rates_standard(), &hbr_x4, &got, &bpp)); // 9.5985 > 8.64
+	check(!i915_choose_sst(&uhd60, 5, dp_rates_standard(), &hbr2_x4, &got, &bpp)); // below 18 bpp
 }
 
 /* 6.12 caps SST at HBR3 ("128b/132b SST support missing"). */
@@ -155,7 +155,7 @@ static void test_sst_never_trains_uhbr(void) {
 	check_choice(false, &uhd120, 10, LINK(4, UHBR20), LINK(4, HBR3), 24);
 	struct lg_link_params got;
 	uint32_t bpp;
-	check(!i915_choose_sst(&uhd8k60, 10, &LINK(4, UHBR20), &got, &bpp));
+	check(!i915_choose_sst(&uhd8k60, 10, dp_rates_standard(), &LINK(4, UHBR20), &got, &bpp));
 	check(i915_choose_mst(&uhd8k60, 10, &LINK(4, UHBR20), &got, &bpp));
 }
 
