@@ -126,9 +126,11 @@ static void refresh(struct drm_connector *dc) {
 			inferred == link->max_inferred) {
 		return;
 	}
-	// Before the sink said its capabilities, a guess of a moment.
+	// Before a sink that can be asked said its capabilities, a guess of
+	// a moment.
+	bool settled = link->caps_read || dc->aux_fd < 0;
 	char buf[32];
-	link_log(dc, link->caps_read ? LG_INFO : LG_DEBUG,
+	link_log(dc, settled ? LG_INFO : LG_DEBUG,
 		"link maximum %s, %s; %" PRIu32 " bpc at most",
 		dp_link_format(&max, buf, sizeof(buf)), inferred ?
 		"inferred: the smallest link that keeps every listed mode" :
