@@ -140,3 +140,15 @@ int aux_read(const struct aux_impl *impl, void *data, int fd,
 	}
 	return ret;
 }
+
+int aux_read_caps(const struct aux_impl *impl, void *data, int fd,
+		struct dpcd_caps_regs *caps) {
+	caps->has_ext = false;
+	int ret = read_block(impl, data, fd, DPCD_CAPS, caps->base, sizeof(caps->base));
+	if (ret != 0 || !dp_caps_want_ext(caps)) {
+		return ret;
+	}
+	ret = read_block(impl, data, fd, DPCD_EXT_CAPS, caps->ext, sizeof(caps->ext));
+	caps->has_ext = ret == 0;
+	return ret;
+}

@@ -39,6 +39,10 @@ static bool read_state(struct drm_connector *dc, struct kms_connector_state *sta
 		drm_log(dc, LG_ERROR, "cannot read connector %" PRIu32, dc->id);
 		return false;
 	}
+	if (state->has_link_status && state->link_status == LG_LINK_STATUS_BAD) {
+		// i915 lowered its maximum before it said BAD.
+		drm_link_changed(dc);
+	}
 	return true;
 }
 
@@ -84,6 +88,7 @@ static enum lg_probe_result drm_probe(struct lg_connector *conn,
 	}
 	kms_modes_finish(&dc->kms_modes);
 	dc->kms_modes = kms_modes;
+	drm_link_changed(dc);
 	return LG_PROBE_OK;
 }
 
@@ -152,6 +157,8 @@ static bool drm_get_sink_status(struct lg_connector *conn,
 		drm_log(dc, LG_DEBUG, "DPCD holds no DisplayPort link state: ignored");
 		return false;
 	}
+	drm_link_read_caps(dc);
+	drm_link_read_back(dc, &status->link);
 	return true;
 }
 
@@ -189,6 +196,15 @@ static void open_aux(struct drm_connector *dc) {
 	}
 }
 
+static void drm_mode_committed(struct lg_connector *conn, const struct lg_mode *mode) {
+	drm_link_committed(drm_connector_from_conn(conn), mode);
+}
+
+static bool drm_choose_link(struct lg_connector *conn, const struct lg_mode *mode,
+		struct lg_link_params *params) {
+	return drm_link_choose(drm_connector_from_conn(conn), mode, params);
+}
+
 static const char *drm_get_identity(struct lg_connector *conn) {
 	return drm_connector_from_conn(conn)->identity;
 }
@@ -210,9 +226,11 @@ static const struct lg_connector_impl drm_connector_impl = {
 	.set_mode = drm_set_mode,
 	.check_mode = drm_check_mode,
 	.blank = drm_blank,
+	.mode_committed = drm_mode_committed,
 	.get_sink_status = drm_get_sink_status,
 	.get_identity = drm_get_identity,
 	.destroy = drm_destroy,
+	.choose_link = drm_choose_link,
 };
 
 static const char *destroy_cause_name(enum drm_destroy_cause cause) {
@@ -280,6 +298,7 @@ void drm_connector_set_output(struct drm_connector *dc, struct wlr_output *outpu
 	dc->probed = true;
 	read_identity(dc);
 	open_aux(dc);
+	drm_link_reset(dc);
 	if (output->description != NULL) {
 		lg_connector_set_description(dc->conn, output->description);
 	}

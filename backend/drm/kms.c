@@ -90,7 +90,7 @@ static bool libdrm_read(void *data, uint32_t conn_id,
 		lg_log_errno(LG_ERROR, "drm: connector %u: cannot read it", conn_id);
 		return false;
 	}
-	uint64_t value = 0;
+	uint64_t value = 0, max_bpc = 0;
 	uint32_t prop = find_prop(kms->fd, conn, "link-status", &kms->link_status_prop);
 	*state = (struct kms_connector_state){
 		.connected = conn->connection == DRM_MODE_CONNECTED,
@@ -98,6 +98,13 @@ static bool libdrm_read(void *data, uint32_t conn_id,
 		.link_status = value == DRM_MODE_LINK_STATUS_BAD ?
 			LG_LINK_STATUS_BAD : LG_LINK_STATUS_GOOD,
 	};
+	// Each connector has a "max bpc" of its own (its range is the driver's
+	// for that connector): looked up every time.
+	uint32_t max_bpc_prop = 0;
+	prop = find_prop(kms->fd, conn, "max bpc", &max_bpc_prop);
+	if (prop_value(conn, prop, &max_bpc) && max_bpc <= UINT32_MAX) {
+		state->max_bpc = (uint32_t)max_bpc;
+	}
 	drmModeFreeConnector(conn);
 	return true;
 }
@@ -246,6 +253,11 @@ static bool libdrm_blank(void *data, uint32_t conn_id) {
 	return true;
 }
 
+static int libdrm_read_link_max(void *data, dev_t card, const char *name,
+		struct lg_link_params *max) {
+	return kms_debugfs_link_max("/sys/kernel/debug", card, name, max);
+}
+
 const struct kms_impl kms_libdrm_impl = {
 	.read = libdrm_read,
 	.get_modes = libdrm_get_modes,
@@ -254,4 +266,5 @@ const struct kms_impl kms_libdrm_impl = {
 	.set_mode = libdrm_set_mode,
 	.test_mode = libdrm_test_mode,
 	.blank = libdrm_blank,
+	.read_link_max = libdrm_read_link_max,
 };

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,10 +15,12 @@ struct aux_read {
 	const struct aux_impl *impl;
 	void *impl_data;
 	int fd;
+	aux_read_fn fn;
 	int done_fd; // eventfd: the thread ended, cancelled or not
 	pthread_t thread;
 	int ret;
-	struct dpcd_regs regs;
+	size_t size;
+	unsigned char out[]; // what fn read: the caller's copy once it ended
 };
 
 static void signal_done(void *data) {
@@ -33,7 +36,7 @@ static void *work(void *data) {
 	// A cancelled read ends at the kernel's next transaction: it says so
 	// too.
 	pthread_cleanup_push(signal_done, read);
-	read->ret = aux_read(read->impl, read->impl_data, read->fd, &read->regs);
+	read->ret = read->fn(read->impl, read->impl_data, read->fd, read->out);
 	// signal_done's write is a cancellation point: cancelled there, the
 	// end would go unsaid.
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
@@ -68,13 +71,19 @@ static bool ended(const struct aux_read *read, uint32_t timeout_ms) {
 }
 
 static struct aux_read *start(const struct aux_impl *impl, void *impl_data,
-		int fd, int *error) {
-	struct aux_read *read = calloc(1, sizeof(*read));
+		int fd, aux_read_fn fn, size_t size, int *error) {
+	struct aux_read *read = calloc(1, sizeof(*read) + size);
 	if (read == NULL) {
 		*error = -ENOMEM;
 		return NULL;
 	}
-	*read = (struct aux_read){ .impl = impl, .impl_data = impl_data, .fd = fd };
+	*read = (struct aux_read){
+		.impl = impl,
+		.impl_data = impl_data,
+		.fd = fd,
+		.fn = fn,
+		.size = size,
+	};
 	read->done_fd = eventfd(0, EFD_CLOEXEC);
 	if (read->done_fd < 0) {
 		*error = -errno;
@@ -100,8 +109,8 @@ void aux_reader_init(struct aux_reader *reader, uint32_t timeout_ms) {
 	*reader = (struct aux_reader){ .timeout_ms = timeout_ms };
 }
 
-int aux_reader_read(struct aux_reader *reader, const struct aux_impl *impl,
-		void *impl_data, int fd, struct dpcd_regs *regs) {
+int aux_reader_run(struct aux_reader *reader, const struct aux_impl *impl,
+		void *impl_data, int fd, aux_read_fn fn, void *out, size_t size) {
 	if (reader->hung != NULL) {
 		if (!ended(reader->hung, 0)) {
 			return -EBUSY;
@@ -109,7 +118,7 @@ int aux_reader_read(struct aux_reader *reader, const struct aux_impl *impl,
 		aux_reader_finish(reader);
 	}
 	int error = 0;
-	struct aux_read *read = start(impl, impl_data, fd, &error);
+	struct aux_read *read = start(impl, impl_data, fd, fn, size, &error);
 	if (read == NULL) {
 		return error;
 	}
@@ -120,9 +129,31 @@ int aux_reader_read(struct aux_reader *reader, const struct aux_impl *impl,
 	}
 	pthread_join(read->thread, NULL);
 	int ret = read->ret;
-	*regs = read->regs;
+	memcpy(out, read->out, size);
 	destroy(read);
 	return ret;
+}
+
+static int read_status(const struct aux_impl *impl, void *data, int fd,
+		void *regs) {
+	return aux_read(impl, data, fd, regs);
+}
+
+int aux_reader_read(struct aux_reader *reader, const struct aux_impl *impl,
+		void *impl_data, int fd, struct dpcd_regs *regs) {
+	return aux_reader_run(reader, impl, impl_data, fd, read_status, regs,
+		sizeof(*regs));
+}
+
+static int read_caps(const struct aux_impl *impl, void *data, int fd,
+		void *caps) {
+	return aux_read_caps(impl, data, fd, caps);
+}
+
+int aux_reader_read_caps(struct aux_reader *reader, const struct aux_impl *impl,
+		void *impl_data, int fd, struct dpcd_caps_regs *caps) {
+	return aux_reader_run(reader, impl, impl_data, fd, read_caps, caps,
+		sizeof(*caps));
 }
 
 void aux_reader_finish(struct aux_reader *reader) {

@@ -1,8 +1,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <linkguard/log.h>
-#include <sim/dp.h>
-#include <sim/i915.h>
+#include <dp/dp.h>
+#include <dp/i915.h>
 #include <sim/link.h>
 
 /* A zero limit means "no limit". */
@@ -72,7 +72,8 @@ static bool choose(const struct sim_link *link, const struct lg_mode *mode,
 	if (link->mst) {
 		return i915_choose_mst(mode, link->sink->max_bpc, &link->max, params, bpp);
 	}
-	return i915_choose_sst(mode, link->sink->max_bpc, &link->max, params, bpp);
+	return i915_choose_sst(mode, link->sink->max_bpc, dp_rates_standard(),
+		&link->max, params, bpp);
 }
 
 static bool sink_has_mode(const struct sim_sink *sink, const struct lg_mode *mode) {

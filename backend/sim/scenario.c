@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linkguard/log.h>
-#include <sim/dp.h>
+#include <dp/dp.h>
 #include <sim/scenario.h>
 
 #define LINE_MAX_LEN 512

@@ -21,7 +21,7 @@
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <linkguard/sim.h>
-#include <sim/dp.h>
+#include <dp/dp.h>
 #include <sim/link.h>
 #include <sim/observe.h>
 #include <sim/scenario.h>

@@ -1,5 +1,5 @@
 #include <string.h>
-#include <sim/dp.h>
+#include <dp/dp.h>
 #include <sim/sink.h>
 
 /*

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include <core/dpcd.h>
+#include <dp/caps.h>
 
 /* The one seam to the AUX device, so that tests can replay sinks. */
 struct aux_impl {
@@ -59,5 +60,12 @@ int aux_find(const struct aux_roots *roots, dev_t card, const char *name,
  */
 int aux_read(const struct aux_impl *impl, void *data, int fd,
 	struct dpcd_regs *regs);
+/*
+ * Reads the receiver capabilities: two AUX transactions, two more where
+ * the sink has the extended field. Returns 0 or a negative errno as
+ * aux_read().
+ */
+int aux_read_caps(const struct aux_impl *impl, void *data, int fd,
+	struct dpcd_caps_regs *caps);
 
 #endif

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <wayland-server-core.h>
 #include <kms/aux.h>
+#include <kms/link.h>
 #include <kms/reader.h>
 #include <kms/kms.h>
 
@@ -59,6 +60,7 @@ struct drm_connector {
 	int aux_fd; // the sink's AUX device, or -1
 	struct aux_reader reader; // reads it within device->aux_timeout_ms
 	int aux_error; // how the last DPCD read failed, 0: it did not
+	struct drm_link dp; // what choose_link predicts from
 	enum drm_destroy_cause last_destroy;
 	struct wl_listener output_destroy;
 	struct wl_list link; // drm_device.connectors

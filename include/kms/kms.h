@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <xf86drmMode.h>
 #include <linkguard/link.h>
 #include <linkguard/mode.h>
@@ -24,6 +25,7 @@ struct kms_connector_state {
 	bool connected;
 	bool has_link_status; // the connector has a link-status property
 	enum lg_link_status link_status;
+	uint32_t max_bpc; // the "max bpc" property; 0: the connector has none
 };
 
 /* A connector's mode list (kernel timings, in the kernel's order). */
@@ -62,6 +64,15 @@ struct kms_impl {
 	 * the link (drm_atomic_crtc_needs_modeset()).
 	 */
 	bool (*blank)(void *data, uint32_t conn_id);
+	/*
+	 * The link maximum the driver allows the connector called name ("DP-1")
+	 * on card now, where it says (i915 and xe: i915_dp_max_link_rate and
+	 * i915_dp_max_lane_count in debugfs). 0, or a negative errno: -ENOENT
+	 * (another driver, no debugfs), -EACCES (not readable by us), -EINVAL
+	 * (contents no driver writes).
+	 */
+	int (*read_link_max)(void *data, dev_t card, const char *name,
+		struct lg_link_params *max);
 };
 
 void kms_modes_finish(struct kms_modes *modes);
@@ -78,5 +89,12 @@ struct kms_libdrm {
 };
 
 extern const struct kms_impl kms_libdrm_impl;
+
+/*
+ * i915's link maximum from <root>/dri/<minor>/<name>/ (root: the debugfs
+ * mount); kms_impl.read_link_max's answers.
+ */
+int kms_debugfs_link_max(const char *root, dev_t card, const char *name,
+	struct lg_link_params *max);
 
 #endif

@@ -25,15 +25,25 @@ struct aux_reader {
 	struct aux_read *hung; // past its deadline, not ended yet; or NULL
 };
 
+/* A read of fd through impl into out: 0 or a negative errno. */
+typedef int (*aux_read_fn)(const struct aux_impl *impl, void *data, int fd,
+	void *out);
+
 void aux_reader_init(struct aux_reader *reader, uint32_t timeout_ms);
 /*
- * aux_read() of fd through impl, within the reader's deadline. Returns
- * aux_read()'s result, -ETIMEDOUT when the deadline passed first, -EBUSY
- * while a read that timed out has not ended, or another negative errno
- * (no thread).
+ * fn, reading size bytes into out, within the reader's deadline. Returns
+ * fn's result, -ETIMEDOUT when the deadline passed first, -EBUSY while a
+ * read that timed out has not ended, or another negative errno (no
+ * thread). out is written only when fn ended in time.
  */
+int aux_reader_run(struct aux_reader *reader, const struct aux_impl *impl,
+	void *impl_data, int fd, aux_read_fn fn, void *out, size_t size);
+/* aux_read() within the deadline. */
 int aux_reader_read(struct aux_reader *reader, const struct aux_impl *impl,
 	void *impl_data, int fd, struct dpcd_regs *regs);
+/* aux_read_caps() within the deadline. */
+int aux_reader_read_caps(struct aux_reader *reader, const struct aux_impl *impl,
+	void *impl_data, int fd, struct dpcd_caps_regs *caps);
 /* Waits for a read that timed out to end (it was cancelled). */
 void aux_reader_finish(struct aux_reader *reader);
 

@@ -88,8 +88,12 @@ struct lg_connector_impl {
 	 * Optional, last of all (added after the others): the DisplayPort link
 	 * the kernel would train mode at now, within the maximum it allows
 	 * (i915: the lowest rate, then the fewest lanes, that carry it). False
-	 * when it would not train it. Without it a flapping link steps down by
-	 * pixel clock.
+	 * when it would not train it. Called for every mode the core plans
+	 * with: an answer from what was read before, no I/O of its own beyond
+	 * a read when the kernel may have changed its maximum. The answers
+	 * may change as the backend learns (backend/drm predicts, and corrects
+	 * with the link the sink reports). A backend without it has flapping
+	 * links step down by pixel clock.
 	 */
 	bool (*choose_link)(struct lg_connector *conn, const struct lg_mode *mode,
 		struct lg_link_params *params);

@@ -45,7 +45,7 @@
  * hbr2, hbr3, uhbr10, uhbr13.5, uhbr20; lanes 1, 2 or 4. The source limit
  * defaults to UHBR20 x4. "mst" puts the sink behind an MST branch: i915
  * then trains the maximum link and lowers it in bandwidth order (see
- * sim/i915.h); a swap keeps the port's source limit and MST flag. A
+ * dp/i915.h); a swap keeps the port's source limit and MST flag. A
  * connector must be plugged on an earlier line before any other verb names
  * it. The virtual-clock replay of tests/unit/test_convergence.c runs every verb;
  * the sim on the headless stack has no client, compositor or session of

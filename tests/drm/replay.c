@@ -48,6 +48,7 @@ static bool replay_read(void *data, uint32_t conn_id,
 		.connected = rc->connected,
 		.has_link_status = rc->has_link_status,
 		.link_status = rc->link_status,
+		.max_bpc = rc->max_bpc,
 	};
 	return true;
 }
@@ -169,6 +170,16 @@ static void clear_counters(struct replay_connector *rc, uint32_t address,
 	}
 }
 
+static uint8_t dpcd_byte(const struct replay_connector *rc, uint64_t address) {
+	if (address < REPLAY_DPCD_SIZE) {
+		return rc->dpcd[address];
+	}
+	if (address >= DPCD_EXT_CAPS && address < DPCD_EXT_CAPS + DPCD_EXT_CAPS_LEN) {
+		return rc->dpcd_ext[address - DPCD_EXT_CAPS];
+	}
+	return 0;
+}
+
 /*
  * As drm_dp_aux_dev.c: 16 bytes per AUX transaction, what was read before
  * the first failed one, the error if that was the first; nothing past 1 MiB.
@@ -189,12 +200,12 @@ static ssize_t replay_aux_pread(void *data, int fd, void *buf, size_t len,
 	size_t done = 0;
 	for (uint64_t pos = (uint64_t)address; done < len && pos < (1u << 20);) {
 		size_t chunk = len - done < 16 ? len - done : 16;
-		if (rc->aux_reply_end != 0 && pos + chunk > rc->aux_reply_end) {
+		if ((rc->aux_reply_end != 0 && pos + chunk > rc->aux_reply_end) ||
+				pos < rc->aux_fail_below) {
 			return done > 0 ? (ssize_t)done : -EIO;
 		}
 		for (size_t i = 0; i < chunk; i++) {
-			((uint8_t *)buf)[done + i] = pos + i < REPLAY_DPCD_SIZE ?
-				rc->dpcd[pos + i] : 0;
+			((uint8_t *)buf)[done + i] = dpcd_byte(rc, pos + i);
 		}
 		done += chunk;
 		pos += chunk;
@@ -228,6 +239,16 @@ static bool replay_blank(void *data, uint32_t conn_id) {
 	return true;
 }
 
+/* i915's files where the test wrote them, through the libdrm side's reader. */
+static int replay_read_link_max(void *data, dev_t card, const char *name,
+		struct lg_link_params *max) {
+	struct replay *replay = data;
+	if (replay->debugfs[0] == '\0') {
+		return -ENOENT;
+	}
+	return kms_debugfs_link_max(replay->debugfs, card, name, max);
+}
+
 const struct kms_impl replay_kms_impl = {
 	.read = replay_read,
 	.get_modes = replay_get_modes,
@@ -236,6 +257,7 @@ const struct kms_impl replay_kms_impl = {
 	.set_mode = replay_set_mode,
 	.test_mode = replay_test_mode,
 	.blank = replay_blank,
+	.read_link_max = replay_read_link_max,
 };
 
 static int handle_uevent_timer(void *data) {
@@ -462,7 +484,7 @@ void replay_plug(struct replay_connector *rc) {
 
 void replay_dpcd_trained(struct replay_connector *rc, uint8_t bw_code,
 		uint32_t lanes) {
-	memset(rc->dpcd, 0, sizeof(rc->dpcd));
+	memset(rc->dpcd + DPCD_LINK_BW_SET, 0, sizeof(rc->dpcd) - DPCD_LINK_BW_SET);
 	rc->dpcd[DPCD_LINK_BW_SET] = bw_code;
 	rc->dpcd[DPCD_LINK_BW_SET + DPCD_LANE_COUNT_SET] = (uint8_t)(lanes | 0x80);
 	rc->dpcd[DPCD_LINK_BW_SET + DPCD_CHANNEL_CODING_SET] = DPCD_CODING_8B10B;
@@ -475,6 +497,13 @@ void replay_dpcd_trained(struct replay_connector *rc, uint8_t bw_code,
 	rc->dpcd[DPCD_SINK_COUNT + DPCD_LANE_ALIGN_STATUS_UPDATED] =
 		DPCD_INTERLANE_ALIGN_DONE;
 	rc->dpcd[DPCD_SINK_COUNT + DPCD_SINK_STATUS] = DPCD_RECEIVE_PORT_0_STATUS;
+}
+
+void replay_dpcd_caps(struct replay_connector *rc, uint8_t bw_code,
+		uint8_t lanes) {
+	rc->dpcd[0] = 0x14; // DPCD_REV 1.4
+	rc->dpcd[DPCD_MAX_LINK_RATE] = bw_code;
+	rc->dpcd[DPCD_MAX_LANE_COUNT] = (uint8_t)(lanes | 0x80);
 }
 
 void replay_dpcd_unlock(struct replay_connector *rc) {

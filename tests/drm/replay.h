@@ -32,6 +32,7 @@ struct replay_connector {
 	bool gone_on_probe; // a forced probe finds the sink gone
 	bool has_link_status;
 	enum lg_link_status link_status;
+	uint32_t max_bpc; // the "max bpc" property; 0: none
 	drmModeModeInfo sink[REPLAY_MAX_MODES]; // what the EDID lists
 	size_t n_sink;
 	drmModeModeInfo listed[REPLAY_MAX_MODES]; // the list the last probe left
@@ -52,8 +53,10 @@ struct replay_connector {
 	int aux_read_error; // 0, or the negative errno every read returns
 	bool aux_hangs; // reads never return: a dock that stopped answering
 	uint32_t aux_reply_end; // nonzero: AUX transactions at or past it fail
+	uint32_t aux_fail_below; // nonzero: AUX transactions below it fail
 	size_t aux_short_by; // reads return this many bytes fewer
 	uint8_t dpcd[REPLAY_DPCD_SIZE];
+	uint8_t dpcd_ext[DPCD_EXT_CAPS_LEN]; // at DPCD_EXT_CAPS
 	int aux_opens, aux_closes, aux_reads;
 	struct wl_listener commit;
 	struct wl_listener destroy;
@@ -69,6 +72,8 @@ struct replay {
 	struct replay_connector *adding; // bound by the next new output
 	struct wl_event_source *uevent_timer;
 	uint32_t pending_uevent; // connector id of the queued uevent
+	// i915's debugfs mount (tests write its files); empty: none (amdgpu).
+	char debugfs[128];
 	struct wl_listener stock_change; // wlroots' handler, after ours
 	struct wl_listener stock_active;
 };
@@ -118,7 +123,8 @@ void replay_uevent(struct replay *replay, uint32_t conn_id);
 void replay_set_active(struct replay *replay, bool active);
 /*
  * The sink's DPCD as a trained 8b/10b link: LINK_BW_SET bw_code, lanes,
- * every lane locked and aligned, the error counters valid and zero.
+ * every lane locked and aligned, the error counters valid and zero. Its
+ * capabilities (below 0x100) stay.
  */
 void replay_dpcd_trained(struct replay_connector *rc, uint8_t bw_code,
 	uint32_t lanes);
@@ -127,6 +133,12 @@ void replay_dpcd_trained(struct replay_connector *rc, uint8_t bw_code,
  * (amdgpu's silent loss); the next modeset retrains it.
  */
 void replay_dpcd_unlock(struct replay_connector *rc);
+/*
+ * The sink's capabilities: MAX_LINK_RATE bw_code, MAX_LANE_COUNT lanes
+ * (with enhanced framing, as sinks set it), DPCD 1.4.
+ */
+void replay_dpcd_caps(struct replay_connector *rc, uint8_t bw_code,
+	uint8_t lanes);
 /* The sink's symbol error counter of lane (valid, 15 bits). */
 void replay_dpcd_set_errors(struct replay_connector *rc, uint32_t lane,
 	uint16_t count);

@@ -7,12 +7,16 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <wlr/backend.h>
 #include <wlr/types/wlr_output.h>
 #include <core/recovery.h>
 #include <kms/device.h>
+#include <linkguard/backend.h>
 #include <linkguard/connector.h>
 #include <linkguard/log.h>
 #include "test.h"
@@ -621,7 +625,7 @@ static void test_dpcd_gives_the_trained_link(void) {
 	struct lg_connector *conn = conn_of(&f, 42);
 	check_int_eq(rc->aux_opens, 1);
 	check_int_eq(rc->aux_reads, 0); // the first modeset is training
-	await_reads(&f, rc, 3);
+	await_reads(&f, rc, 4); // the link, status and errors; the caps once
 	check(conn->has_sink_status);
 	check(conn->has_link_params);
 	check_int_eq(conn->link_params.lanes, 4);
@@ -633,13 +637,13 @@ static void test_dpcd_gives_the_trained_link(void) {
 	replay_dpcd_trained(rc, 0x0a, 4);
 	replay_uevent(&f.replay, 42);
 	check_int_eq(f.h.modesets, 2);
-	check_int_eq(rc->aux_reads, 3); // nothing read at the uevent
+	check_int_eq(rc->aux_reads, 4); // nothing read at the uevent
 	replay_dpcd_set_errors(rc, 1, 0x7fff); // counted since the training
 	// Held is the link the sink trained.
 	await(&f, 42, at_rest, LG_LINK_GOOD);
 	check_int_eq(conn->link_params.rate_mbps, 2700);
 	check_int_eq(conn->sink_status.errors[1], 0x7fff);
-	check_int_eq(rc->aux_reads, 6);
+	check_int_eq(rc->aux_reads, 7);
 	// Reading cleared the sink's counter; the valid bit stays.
 	check_int_eq(rc->dpcd[0x212], 0);
 	check_int_eq(rc->dpcd[0x213], 0x80);
@@ -949,6 +953,342 @@ static void test_dark_link_retrained_off_and_on_without_dpms(void) {
 	dark_link_retrained(true);
 }
 
+/*
+ * The oracle of choose_link, from DisplayPort's formulas, not the code
+ * under test: an 8b/10b lane carries 8 of every 10 bits of its rate, and
+ * a mode needs its pixel clock times its bits per pixel. i915 tries bpp
+ * from max bpc x 3 down to 18 in steps of 6; at each, the lowest common
+ * rate, then the fewest lanes, within its maximum.
+ */
+static struct lg_link_params oracle_link(const drmModeModeInfo *info,
+		uint32_t max_bpc, const uint32_t *rates, size_t n_rates,
+		struct lg_link_params max) {
+	for (uint32_t bpp = max_bpc * 3 / 6 * 6; bpp >= 18; bpp -= 6) {
+		uint64_t need_kbps = (uint64_t)info->clock * bpp;
+		for (size_t i = 0; i < n_rates && rates[i] <= max.rate_mbps; i++) {
+			for (uint32_t lanes = 1; lanes <= max.lanes; lanes *= 2) {
+				uint64_t payload_kbps = (uint64_t)rates[i] * 1000 * lanes * 8 / 10;
+				if (need_kbps <= payload_kbps) {
+					return (struct lg_link_params){ lanes, rates[i] };
+				}
+			}
+		}
+	}
+	return (struct lg_link_params){0};
+}
+
+static const uint32_t rates_to_hbr2[] = { 1620, 2700, 5400 };
+static const uint32_t rates_to_hbr3[] = { 1620, 2700, 5400, 8100 };
+
+#define N_RATES(rates) (sizeof(rates) / sizeof(rates[0]))
+#define LINK(lanes, rate_mbps) ((struct lg_link_params){ (lanes), (rate_mbps) })
+
+/* choose_link's answer for info is want (lanes 0: the kernel trains it not). */
+static void check_link(struct lg_connector *conn, const drmModeModeInfo *info,
+		struct lg_link_params want) {
+	struct lg_mode mode = kms_mode_to_lg(info);
+	struct lg_link_params got = {0};
+	check(conn->impl->choose_link != NULL);
+	bool ok = conn->impl->choose_link != NULL &&
+		conn->impl->choose_link(conn, &mode, &got);
+	if (ok != (want.lanes != 0) || (ok && (got.lanes != want.lanes ||
+			got.rate_mbps != want.rate_mbps))) {
+		fprintf(stderr, "  %ux%u (%u kHz): got %s %ux%u, want %ux%u\n",
+			info->hdisplay, info->vdisplay, info->clock, ok ? "" : "none",
+			got.rate_mbps, got.lanes, want.rate_mbps, want.lanes);
+		check(false);
+	}
+}
+
+/* Every mode of the 4K monitor against the oracle within max. */
+static void check_links(struct lg_connector *conn, const drmModeModeInfo modes[4],
+		uint32_t max_bpc, const uint32_t *rates, size_t n_rates,
+		struct lg_link_params max) {
+	for (int i = 0; i < 4; i++) {
+		check_link(conn, &modes[i], oracle_link(&modes[i], max_bpc, rates,
+			n_rates, max));
+	}
+}
+
+/* i915's debugfs, as a directory of the test's (kms_debugfs_link_max reads it). */
+static void debugfs_init(struct replay *replay) {
+	snprintf(replay->debugfs, sizeof(replay->debugfs), "/tmp/lg-debugfs-XXXXXX");
+	if (mkdtemp(replay->debugfs) == NULL) {
+		perror("mkdtemp");
+		exit(1);
+	}
+}
+
+static void write_text(const char *dir, const char *file, const char *text) {
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	FILE *f = fopen(path, "w");
+	if (f == NULL || fputs(text, f) < 0) {
+		perror(path);
+		exit(1);
+	}
+	fclose(f);
+}
+
+/* The files i915 shows for the connector called name on card0. */
+static void debugfs_write(struct replay *replay, const char *name,
+		const char *rate, const char *lanes) {
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/dri", replay->debugfs);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/dri/0", replay->debugfs);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof(dir), "%s/dri/0/%s", replay->debugfs, name);
+	mkdir(dir, 0755);
+	write_text(dir, "i915_dp_max_link_rate", rate);
+	write_text(dir, "i915_dp_max_lane_count", lanes);
+}
+
+static void debugfs_finish(struct replay *replay) {
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", replay->debugfs);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot remove %s\n", replay->debugfs);
+	}
+}
+
+/*
+ * The 4K monitor on a sink of caps_bw x caps_lanes, with max bpc, plugged;
+ * read once (the link, the status, the errors, then the capabilities).
+ */
+static struct replay_connector *plug_sink(struct replay_bed *f,
+		drmModeModeInfo modes[4], uint8_t caps_bw, uint8_t caps_lanes,
+		uint32_t max_bpc) {
+	size_t n = replay_monitor_4k(modes);
+	struct replay_connector *rc = replay_add_connector(&f->replay, 42, modes, n);
+	replay_dpcd_caps(rc, caps_bw, caps_lanes);
+	rc->max_bpc = max_bpc;
+	replay_plug(rc);
+	return rc;
+}
+
+/*
+ * i915 says its maximum in debugfs: the link is chosen within it, not
+ * within the smallest that keeps the listed modes (HBR3 x2 here, where
+ * 4K60 would run at 24 bpp). After a fallback, within the lowered one.
+ */
+static void test_choose_link_i915(void) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	debugfs_init(&f.replay);
+	watch("as the driver says", LG_INFO);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_sink(&f, modes, 0x1e, 4, 10); // HBR3 x4
+	struct lg_connector *conn = conn_of(&f, 42);
+	debugfs_write(&f.replay, rc->name, "540000\n", "4\n");
+	await_reads(&f, rc, 4);
+	check(conn->has_sink_status);
+	// By hand, at 30 bpp: 4K60 needs 15.9975 Gbit/s, HBR2 x4 carries
+	// 17.28; 4K30 7.8825 and 1440p60 7.245, HBR x4 8.64; 1080p60 4.455,
+	// RBR x4 5.184.
+	check_link(conn, &modes[0], LINK(4, 5400));
+	check_link(conn, &modes[1], LINK(4, 2700));
+	check_link(conn, &modes[2], LINK(4, 2700));
+	check_link(conn, &modes[3], LINK(4, 1620));
+	check_links(conn, modes, 10, rates_to_hbr3, N_RATES(rates_to_hbr3),
+		LINK(4, 5400));
+	check_int_eq(log_hits, 1); // HBR2 x4
+
+	// Training at HBR2 x4 failed twice: i915 lowers to HBR x4, says BAD.
+	debugfs_write(&f.replay, rc->name, "270000\n", "4\n");
+	replay_dpcd_trained(rc, 0x0a, 4);
+	replay_lower_link(rc, 300000);
+	replay_uevent(&f.replay, 42);
+	check(committed(&f.h, 1, rc->output, &modes[1]));
+	// 4K60 fits HBR x4 at no bpp (9.5985 Gbit/s at 18 > 8.64).
+	check_link(conn, &modes[0], (struct lg_link_params){0});
+	check_links(conn, modes, 10, rates_to_hbr3, N_RATES(rates_to_hbr3),
+		LINK(4, 2700));
+	check_int_eq(log_hits, 2);
+	watch(NULL, LG_SILENT);
+	debugfs_finish(&f.replay);
+	replay_bed_finish(&f);
+}
+
+/*
+ * amdgpu says no maximum: the smallest of the sink's links that keeps
+ * every listed mode at 18 bpp, said to be inferred. 4K60 needs 9.5985
+ * Gbit/s there: HBR2 x4 (17.28); pruned to 4K30 (4.7295): RBR x4 (5.184).
+ * A kernel that lists nothing trains nothing.
+ */
+static void test_choose_link_amdgpu_inferred(void) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	watch("inferred", LG_INFO);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_sink(&f, modes, 0x14, 4, 8); // HBR2 x4
+	struct lg_connector *conn = conn_of(&f, 42);
+	await_reads(&f, rc, 4);
+	// By hand, at 24 bpp: 4K60 12.798 Gbit/s, HBR2 x4; 4K30 6.306 and
+	// 1440p60 5.796, HBR x4; 1080p60 3.564, RBR x4.
+	check_link(conn, &modes[0], LINK(4, 5400));
+	check_link(conn, &modes[1], LINK(4, 2700));
+	check_link(conn, &modes[2], LINK(4, 2700));
+	check_link(conn, &modes[3], LINK(4, 1620));
+	check_links(conn, modes, 8, rates_to_hbr2, N_RATES(rates_to_hbr2),
+		LINK(4, 5400));
+	check(log_hits >= 1);
+	int said = log_hits;
+
+	replay_dpcd_trained(rc, 0x06, 4);
+	replay_lower_link(rc, 300000);
+	replay_uevent(&f.replay, 42);
+	check(committed(&f.h, 1, rc->output, &modes[1]));
+	check_link(conn, &modes[1], LINK(4, 1620)); // at 18 bpp
+	check_links(conn, modes, 8, rates_to_hbr2, N_RATES(rates_to_hbr2),
+		LINK(4, 1620));
+	check_int_eq(log_hits, said + 1); // "RBR x4, inferred"
+
+	replay_lower_link(rc, 100000);
+	replay_uevent(&f.replay, 42);
+	check_int_eq(f.h.n_failed, 1);
+	check_link(conn, &modes[3], (struct lg_link_params){0});
+	watch(NULL, LG_SILENT);
+	replay_bed_finish(&f);
+}
+
+/*
+ * The inferred maximum is too low (HBR3 x2 keeps the listed modes; the
+ * kernel has HBR3 x4): the sink reports 4K60 trained at HBR2 x4 (30 bpp),
+ * not the HBR3 x2 predicted. That mode is then chosen as read, and the
+ * maximum covers what was read: every mode as within HBR3 x4. Said at
+ * debug, once.
+ */
+static void test_choose_link_read_back_corrects(void) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	watch("trained at HBR2 x4, predicted HBR3 x2", LG_DEBUG);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_sink(&f, modes, 0x1e, 4, 10);
+	struct lg_connector *conn = conn_of(&f, 42);
+	await_reads(&f, rc, 4);
+	check_int_eq(log_hits, 1);
+	check_link(conn, &modes[0], LINK(4, 5400));
+	// 4K30 within HBR3 x2 would be HBR2 x2; within HBR3 x4, HBR x4.
+	check_link(conn, &modes[1], LINK(4, 2700));
+	check_links(conn, modes, 10, rates_to_hbr3, N_RATES(rates_to_hbr3),
+		LINK(4, 8100));
+	await_reads(&f, rc, 7);
+	check_int_eq(log_hits, 1);
+	watch(NULL, LG_SILENT);
+	replay_bed_finish(&f);
+}
+
+/*
+ * The sink's capabilities unusable: any 8b/10b rate and four lanes, said
+ * once; the link still chosen, within the smallest that keeps the listed
+ * modes: HBR3 x2 (12.96 Gbit/s for 4K60's 9.5985 at 18 bpp), as the
+ * kernel trained it.
+ */
+static void choose_link_without_caps(uint32_t fail_below, uint8_t caps_lanes,
+		const char *said) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	watch(said, LG_INFO);
+	drmModeModeInfo modes[4];
+	size_t n = replay_monitor_4k(modes);
+	struct replay_connector *rc = replay_add_connector(&f.replay, 42, modes, n);
+	replay_dpcd_caps(rc, 0x14, caps_lanes);
+	replay_dpcd_trained(rc, 0x1e, 2);
+	rc->aux_fail_below = fail_below;
+	rc->max_bpc = 8;
+	replay_plug(rc);
+	struct lg_connector *conn = conn_of(&f, 42);
+	await_reads(&f, rc, 4);
+	check(conn->has_sink_status);
+	check_int_eq(log_hits, 1);
+	check_link(conn, &modes[0], LINK(2, 8100)); // 12.798 at 24 bpp
+	check_link(conn, &modes[3], LINK(2, 2700)); // 3.564: HBR x2 4.32
+	check_links(conn, modes, 8, rates_to_hbr3, N_RATES(rates_to_hbr3),
+		LINK(2, 8100));
+	await_reads(&f, rc, 7);
+	check_int_eq(log_hits, 1);
+	watch(NULL, LG_SILENT);
+	replay_bed_finish(&f);
+}
+
+static void test_choose_link_caps_unreadable(void) {
+	choose_link_without_caps(0x100, 4, "capabilities are not readable");
+}
+
+static void test_choose_link_caps_zero_lanes(void) {
+	choose_link_without_caps(0, 0, "hold no DisplayPort rate and lane count");
+}
+
+/* debugfs with contents i915 never writes: inferred instead, said once. */
+static void test_choose_link_debugfs_garbage(void) {
+	struct replay_bed f;
+	setup(&f, NULL);
+	debugfs_init(&f.replay);
+	watch("i915_dp_max_link_rate: Invalid argument", LG_INFO);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_sink(&f, modes, 0x14, 4, 8);
+	struct lg_connector *conn = conn_of(&f, 42);
+	debugfs_write(&f.replay, rc->name, "270000 kHz\n", "4\n");
+	await_reads(&f, rc, 4);
+	check_links(conn, modes, 8, rates_to_hbr2, N_RATES(rates_to_hbr2),
+		LINK(4, 5400));
+	check_int_eq(log_hits, 1);
+	// Read again after BAD: the same failure, not said again.
+	rc->link_status = LG_LINK_STATUS_BAD;
+	replay_uevent(&f.replay, 42);
+	check_links(conn, modes, 8, rates_to_hbr2, N_RATES(rates_to_hbr2),
+		LINK(4, 5400));
+	check_int_eq(log_hits, 1);
+	watch(NULL, LG_SILENT);
+	debugfs_finish(&f.replay);
+	replay_bed_finish(&f);
+}
+
+/* What i915's files may hold, read as the libdrm side reads them. */
+static void test_debugfs_contents(void) {
+	struct replay replay;
+	debugfs_init(&replay);
+	const struct {
+		const char *rate, *lanes;
+		int ret;
+	} cases[] = {
+		{ "270000\n", "4\n", 0 },
+		{ "1000000\n", "2\n", 0 }, // UHBR10
+		{ "270000", "1", 0 }, // no newline
+		{ "", "4\n", -EINVAL },
+		{ "fast\n", "4\n", -EINVAL },
+		{ "-270000\n", "4\n", -EINVAL },
+		{ "270001\n", "4\n", -EINVAL }, // not a rate in 10 kbit/s steps
+		{ "100\n", "4\n", -EINVAL }, // below RBR
+		{ "99999999999999999999999\n", "4\n", -EINVAL },
+		{ "270000\n", "0\n", -EINVAL },
+		{ "270000\n", "3\n", -EINVAL },
+		{ "270000\n\n", "4\n", -EINVAL },
+	};
+	const struct lg_link_params want[] = { LINK(4, 2700), LINK(2, 10000),
+		LINK(1, 2700) };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		debugfs_write(&replay, "DP-1", cases[i].rate, cases[i].lanes);
+		struct lg_link_params max = {0};
+		int ret = kms_debugfs_link_max(replay.debugfs, makedev(226, 0), "DP-1", &max);
+		if (ret != cases[i].ret) {
+			fprintf(stderr, "  case %zu: %d, want %d\n", i, ret, cases[i].ret);
+		}
+		check_int_eq(ret, cases[i].ret);
+		if (ret == 0) {
+			check_int_eq(max.lanes, want[i].lanes);
+			check_int_eq(max.rate_mbps, want[i].rate_mbps);
+		}
+	}
+	struct lg_link_params max;
+	check_int_eq(kms_debugfs_link_max(replay.debugfs, makedev(226, 0), "DP-2",
+		&max), -ENOENT);
+	check_int_eq(kms_debugfs_link_max(replay.debugfs, makedev(226, 1), "DP-1",
+		&max), -ENOENT);
+	debugfs_finish(&replay);
+}
+
 int main(void) {
 	run_test(test_same_mode_retrained);
 	run_test(test_pruned_mode_falls_back_in_place);
@@ -980,5 +1320,12 @@ int main(void) {
 	run_test(test_failing_reads_back_off);
 	run_test(test_dark_link_retrained);
 	run_test(test_dark_link_retrained_off_and_on_without_dpms);
+	run_test(test_choose_link_i915);
+	run_test(test_choose_link_amdgpu_inferred);
+	run_test(test_choose_link_read_back_corrects);
+	run_test(test_choose_link_caps_unreadable);
+	run_test(test_choose_link_caps_zero_lanes);
+	run_test(test_choose_link_debugfs_garbage);
+	run_test(test_debugfs_contents);
 	return test_failures == 0 ? 0 : 1;
 }

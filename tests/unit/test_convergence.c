@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sim/dp.h>
+#include <dp/dp.h>
 #include <sim/scenario.h>
 #include <sim/sink.h>
 #include "machine/oracle.h"

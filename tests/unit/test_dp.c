@@ -1,17 +1,19 @@
 /*
- * DisplayPort bandwidth math (backend/sim/dp.c) against figures computed by
+ * DisplayPort bandwidth math (backend/dp/dp.c) against figures computed by
  * hand: payload = lanes x rate x 8/10 (or 0.9671 for UHBR, as the kernel's
  * drm_dp_bw_channel_coding_efficiency()); a mode fits when pixel clock x
  * bpp <= payload. And i915's link choice and fallback
- * ladders (backend/sim/i915.c) against tables derived by hand from Linux
+ * ladders (backend/dp/i915.c) against tables derived by hand from Linux
  * 6.12's intel_dp_compute_link_config_wide(),
  * reduce_link_params_in_rate_lane_order() and reduce_link_params_in_bw_order(),
- * the bandwidth order also against a sort computed here.
+ * the bandwidth order also against a sort computed here. A sink's DPCD
+ * capabilities (backend/dp/caps.c) against the registers' definitions.
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sim/dp.h>
-#include <sim/i915.h>
+#include <dp/caps.h>
+#include <dp/dp.h>
+#include <dp/i915.h>
 #include "test.h"
 
 #define MODE(w, h, r, c) { .width = w, .height = h, .refresh_mhz = r, .clock_khz = c }
@@ -103,7 +105,7 @@ static void check_choice(bool mst, const struct lg_mode *mode, uint32_t max_bpc,
 	struct lg_link_params got = {0};
 	uint32_t bpp = 0;
 	bool ok = mst ? i915_choose_mst(mode, max_bpc, &max, &got, &bpp) :
-		i915_choose_sst(mode, max_bpc, &max, &got, &bpp);
+		i915_choose_sst(mode, max_bpc, dp_rates_standard(), &max, &got, &bpp);
 	check(ok);
 	if (got.lanes != want.lanes || got.rate_mbps != want.rate_mbps || bpp != want_bpp) {
 		fprintf(stderr, "  %u kHz within %ux%u: got %ux%u at %u bpp, want %ux%u at %u\n",
@@ -142,8 +144,8 @@ static void test_sst_bpp_steps_by_six(void) {
 	check_choice(false, &uhd30, 7, LINK(4, HBR3), LINK(4, HBR), 18);
 	struct lg_link_params got;
 	uint32_t bpp;
-	check(!i915_choose_sst(&uhd60, 10, &hbr_x4, &got, &bpp)); // 9.5985 > 8.64
-	check(!i915_choose_sst(&uhd60, 5, &hbr2_x4, &got, &bpp)); // below 18 bpp
+	check(!i915_choose_sst(&uhd60, 10, dp_rates_standard(), &hbr_x4, &got, &bpp)); // 9.5985 > 8.64
+	check(!i915_choose_sst(&uhd60, 5, dp_rates_standard(), &hbr2_x4, &got, &bpp)); // below 18 bpp
 }
 
 /* 6.12 caps SST at HBR3 ("128b/132b SST support missing"). */
@@ -155,7 +157,7 @@ static void test_sst_never_trains_uhbr(void) {
 	check_choice(false, &uhd120, 10, LINK(4, UHBR20), LINK(4, HBR3), 24);
 	struct lg_link_params got;
 	uint32_t bpp;
-	check(!i915_choose_sst(&uhd8k60, 10, &LINK(4, UHBR20), &got, &bpp));
+	check(!i915_choose_sst(&uhd8k60, 10, dp_rates_standard(), &LINK(4, UHBR20), &got, &bpp));
 	check(i915_choose_mst(&uhd8k60, 10, &LINK(4, UHBR20), &got, &bpp));
 }
 
@@ -351,6 +353,116 @@ static void test_rate_names_round_trip(void) {
 	check(strcmp(dp_link_format(&link, buf, sizeof(buf)), "HBR") == 0);
 }
 
+static void check_rates(const struct dp_rates *rates, const uint32_t *want,
+		size_t n) {
+	check_int_eq(rates->len, n);
+	for (size_t i = 0; i < n && i < rates->len; i++) {
+		check_int_eq(rates->mbps[i], want[i]);
+	}
+}
+
+/* A DP 1.2 sink: MAX_LINK_RATE 0x14 (HBR2), four lanes with enhanced framing. */
+static void test_caps_standard_rates_up_to_the_max(void) {
+	struct dpcd_caps_regs regs = {0};
+	regs.base[0x00] = 0x12;
+	regs.base[0x01] = 0x14;
+	regs.base[0x02] = 0x84;
+	struct dp_sink_caps caps;
+	check(!dp_caps_want_ext(&regs));
+	check(dp_caps_decode(&regs, &caps));
+	check_int_eq(caps.max_lanes, 4);
+	check_rates(&caps.rates, (const uint32_t[]){ 1620, 2700, 5400 }, 3);
+}
+
+/*
+ * A DP 1.4 sink says HBR2 in its base field and HBR3, with 128b/132b
+ * (UHBR10 and UHBR20), in the extended one, which replaces it.
+ */
+static void test_caps_extended_field_replaces_the_base(void) {
+	struct dpcd_caps_regs regs = {0};
+	regs.base[0x00] = 0x12;
+	regs.base[0x01] = 0x14;
+	regs.base[0x02] = 0x82;
+	regs.base[0x0e] = 0x80;
+	check(dp_caps_want_ext(&regs));
+	regs.has_ext = true;
+	regs.ext[0x00] = 0x14;
+	regs.ext[0x01] = 0x1e;
+	regs.ext[0x02] = 0x84;
+	regs.ext[0x06] = 0x03; // 8b/10b and 128b/132b
+	regs.ext[0x15] = 0x03; // UHBR10, UHBR20
+	struct dp_sink_caps caps;
+	check(dp_caps_decode(&regs, &caps));
+	check_int_eq(caps.max_lanes, 4);
+	check_rates(&caps.rates, (const uint32_t[]){ 1620, 2700, 5400, 8100,
+		10000, 20000 }, 6);
+	// The extended field not read: the base one.
+	regs.has_ext = false;
+	check(dp_caps_decode(&regs, &caps));
+	check_int_eq(caps.max_lanes, 2);
+	check_rates(&caps.rates, (const uint32_t[]){ 1620, 2700, 5400 }, 3);
+}
+
+/*
+ * An eDP 1.4 panel lists its rates in 200 kHz units (8100 is 1.62 Gbit/s):
+ * those, not the standard ones, and i915 picks the lowest that carries.
+ */
+static void test_caps_edp_rate_table(void) {
+	struct dpcd_caps_regs regs = {0};
+	regs.base[0x00] = 0x14;
+	regs.base[0x02] = 0x82;
+	const uint16_t table[] = { 8100, 10800, 13500, 16200 };
+	for (size_t i = 0; i < 4; i++) {
+		regs.base[0x10 + 2 * i] = table[i] & 0xff;
+		regs.base[0x11 + 2 * i] = table[i] >> 8;
+	}
+	struct dp_sink_caps caps;
+	check(dp_caps_decode(&regs, &caps));
+	check_int_eq(caps.max_lanes, 2);
+	check_rates(&caps.rates, (const uint32_t[]){ 1620, 2160, 2700, 3240 }, 4);
+	// 1920x1080@60 (148.5 MHz) at 24 bpp: 3.564 Gbit/s; 2160 x2 carries
+	// 3.456, 2700 x2 4.32.
+	const struct lg_mode fhd = MODE(1920, 1080, 60000, 148500);
+	struct lg_link_params got;
+	uint32_t bpp;
+	check(i915_choose_sst(&fhd, 8, &caps.rates,
+		&(struct lg_link_params){ 2, 3240 }, &got, &bpp));
+	check_int_eq(got.rate_mbps, 2700);
+	check_int_eq(got.lanes, 2);
+	check_int_eq(bpp, 24);
+	char buf[32];
+	check(strcmp(dp_link_format(&(struct lg_link_params){ 2, 2160 }, buf,
+		sizeof(buf)), "2160 Mbit/s x2") == 0);
+	// Out of order (8000 after 8100): garbage.
+	regs.base[0x12] = 8000 & 0xff;
+	regs.base[0x13] = 8000 >> 8;
+	check(!dp_caps_decode(&regs, &caps));
+	// The table ends at its first zero.
+	regs.base[0x12] = 0;
+	regs.base[0x13] = 0;
+	check(dp_caps_decode(&regs, &caps));
+	check_rates(&caps.rates, (const uint32_t[]){ 1620 }, 1);
+}
+
+/* Contents no sink reports: no lanes, three lanes, no rate. */
+static void test_caps_garbage(void) {
+	const uint8_t bad[][3] = {
+		{ 0x12, 0x14, 0x80 },
+		{ 0x12, 0x14, 0x83 },
+		{ 0x12, 0x14, 0x08 },
+		{ 0x12, 0x00, 0x84 },
+		{ 0x12, 0x05, 0x84 }, // below RBR
+		{ 0x00, 0x00, 0x00 }, // a sink asleep
+		{ 0xff, 0xff, 0xff },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct dpcd_caps_regs regs = {0};
+		memcpy(regs.base, bad[i], 3);
+		struct dp_sink_caps caps;
+		check(!dp_caps_decode(&regs, &caps));
+	}
+}
+
 int main(void) {
 	run_test(test_payload_uses_channel_coding);
 	run_test(test_4k60_fits_hbr2_x4_and_hbr3_x2_at_24bpp);
@@ -370,5 +482,9 @@ int main(void) {
 	run_test(test_mst_ladder_crosses_uhbr_and_8b10b);
 	run_test(test_mst_ladder_matches_a_sorted_list);
 	run_test(test_rate_names_round_trip);
+	run_test(test_caps_standard_rates_up_to_the_max);
+	run_test(test_caps_extended_field_replaces_the_base);
+	run_test(test_caps_edp_rate_table);
+	run_test(test_caps_garbage);
 	return test_result();
 }

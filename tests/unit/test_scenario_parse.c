@@ -17,7 +17,7 @@
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <linkguard/sim.h>
-#include <sim/dp.h>
+#include <dp/dp.h>
 #include <sim/scenario.h>
 #include "test.h"
 

@@ -6,7 +6,7 @@
  * bpp, BAD and the silent end of the ladder, cable changes on a running
  * link, glitches and replug.
  */
-#include <sim/dp.h>
+#include <dp/dp.h>
 #include <sim/link.h>
 #include "test.h"
 

@@ -1,8 +1,9 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
-#include <sim/dp.h>
+#include <dp/dp.h>
 
 /* Ascending, as i915 keeps its common_rates[]. */
 static const struct {
@@ -19,6 +20,7 @@ static const struct {
 };
 
 #define N_RATES (sizeof(dp_rates) / sizeof(dp_rates[0]))
+_Static_assert(N_RATES <= DP_MAX_RATES, "struct dp_rates holds the standard rates");
 
 uint64_t dp_link_payload_kbps(const struct lg_link_params *link) {
 	uint64_t raw_kbps = (uint64_t)link->rate_mbps * 1000 * link->lanes;
@@ -50,6 +52,28 @@ uint32_t dp_rate(size_t index) {
 	return index < N_RATES ? dp_rates[index].rate_mbps : 0;
 }
 
+const struct dp_rates *dp_rates_standard(void) {
+	static const struct dp_rates standard = {
+		.mbps = { DP_RATE_RBR, DP_RATE_HBR, DP_RATE_HBR2, DP_RATE_HBR3,
+			DP_RATE_UHBR10, DP_RATE_UHBR13_5, DP_RATE_UHBR20 },
+		.len = N_RATES,
+	};
+	return &standard;
+}
+
+void dp_rates_up_to(struct dp_rates *rates, uint32_t max_mbps) {
+	rates->len = 0;
+	for (size_t i = 0; i < N_RATES; i++) {
+		if (max_mbps == 0 || dp_rates[i].rate_mbps <= max_mbps) {
+			rates->mbps[rates->len++] = dp_rates[i].rate_mbps;
+		}
+	}
+}
+
+uint32_t dp_rates_max(const struct dp_rates *rates) {
+	return rates->len > 0 ? rates->mbps[rates->len - 1] : 0;
+}
+
 bool dp_rate_is_uhbr(uint32_t rate_mbps) {
 	return rate_mbps >= DP_RATE_UHBR10;
 }
@@ -75,9 +99,11 @@ const char *dp_rate_name(uint32_t rate_mbps) {
 
 const char *dp_link_format(const struct lg_link_params *link, char *buf,
 		size_t size) {
-	char rate[16] = "any rate";
-	if (link->rate_mbps != 0) {
-		const char *name = dp_rate_name(link->rate_mbps);
+	char rate[24] = "any rate";
+	const char *name = dp_rate_name(link->rate_mbps);
+	if (link->rate_mbps != 0 && strcmp(name, "?") == 0) {
+		snprintf(rate, sizeof(rate), "%" PRIu32 " Mbit/s", link->rate_mbps);
+	} else if (link->rate_mbps != 0) {
 		size_t i = 0;
 		for (; name[i] != '\0' && i + 1 < sizeof(rate); i++) {
 			rate[i] = (char)toupper((unsigned char)name[i]);

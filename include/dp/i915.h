@@ -1,5 +1,5 @@
-#ifndef SIM_I915_H
-#define SIM_I915_H
+#ifndef DP_I915_H
+#define DP_I915_H
 
 /*
  * Which link i915 (Linux 6.12) trains for a mode, and how it lowers its
@@ -9,14 +9,15 @@
  * i915 works on its "common rates", those both the source and the sink
  * support: the sim's sources and sinks support every standard rate up to
  * their maximum, so the common rates are the standard rates up to
- * min(source, sink). No simulated sink supports DSC.
+ * min(source, sink); a real eDP panel may list rates of its own. DSC is
+ * not modelled.
  */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <linkguard/link.h>
 #include <linkguard/mode.h>
-#include <sim/dp.h>
+#include <dp/dp.h>
 
 /*
  * 6.12's intel_dp_compute_config_limits() caps every SST link at HBR3
@@ -28,13 +29,13 @@
 /*
  * An SST modeset (intel_dp_compute_link_config_wide()): for each bpp from
  * max_bpc * 3 (rounded down to a multiple of 6) down to 18 in steps of 6,
- * the lowest rate, then the fewest lanes, within max (and the HBR3 cap)
+ * the lowest of rates, then the fewest lanes, within max (and the HBR3 cap)
  * whose payload carries the mode. False when nothing does: without DSC the
  * kernel's atomic check fails.
  */
 bool i915_choose_sst(const struct lg_mode *mode, uint32_t max_bpc,
-	const struct lg_link_params *max, struct lg_link_params *params,
-	uint32_t *bpp);
+	const struct dp_rates *rates, const struct lg_link_params *max,
+	struct lg_link_params *params, uint32_t *bpp);
 /*
  * An MST modeset: always the maximum link (intel_dp_mst_compute_config_limits()
  * sets min = max), at the highest bpp from min(max_bpc * 3, 24) down to 18

@@ -1,5 +1,5 @@
-#ifndef SIM_DP_H
-#define SIM_DP_H
+#ifndef DP_DP_H
+#define DP_DP_H
 
 /*
  * DisplayPort link bandwidth, in integers. Per-lane rates in Mbit/s:
@@ -37,6 +37,28 @@ bool dp_mode_valid(const struct lg_mode *mode, const struct lg_link_params *link
 /* The standard rates, ascending: dp_rate(0) is RBR; 0 past the end. */
 size_t dp_rate_count(void);
 uint32_t dp_rate(size_t index);
+
+/*
+ * eDP 1.4 sinks list up to 8 rates of their own (DPCD 0x010-0x01f), the
+ * standard ones are 7.
+ */
+#define DP_MAX_RATES 8
+
+/*
+ * The link rates a source and sink both support (i915's common rates),
+ * ascending, in Mbit/s per lane.
+ */
+struct dp_rates {
+	uint32_t mbps[DP_MAX_RATES];
+	size_t len;
+};
+
+/* Every standard rate, RBR to UHBR20. */
+const struct dp_rates *dp_rates_standard(void);
+/* The standard rates up to max_mbps (0: all of them). */
+void dp_rates_up_to(struct dp_rates *rates, uint32_t max_mbps);
+/* The highest of rates, 0 when there is none. */
+uint32_t dp_rates_max(const struct dp_rates *rates);
 /* UHBR10 and up: DP 2.x rates with 128b/132b channel coding. */
 bool dp_rate_is_uhbr(uint32_t rate_mbps);
 
@@ -45,8 +67,9 @@ bool dp_rate_parse(const char *name, uint32_t *rate_mbps);
 /* The lower-case name dp_rate_parse() takes, or "?". */
 const char *dp_rate_name(uint32_t rate_mbps);
 /*
- * Formats a link for logs: "HBR2 x4"; a zero lane count or rate (a cable's
- * "no limit") is left out or shown as "any rate". Returns buf.
+ * Formats a link for logs: "HBR2 x4", an eDP rate of its own in Mbit/s
+ * ("2160 Mbit/s x2"); a zero lane count or rate (a cable's "no limit") is
+ * left out or shown as "any rate". Returns buf.
  */
 const char *dp_link_format(const struct lg_link_params *link, char *buf,
 	size_t size);

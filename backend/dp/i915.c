@@ -1,5 +1,5 @@
-#include <sim/dp.h>
-#include <sim/i915.h>
+#include <dp/dp.h>
+#include <dp/i915.h>
 
 /*
  * i915 steps the pipe bpp by 2 bpc of RGB (intel_dp_compute_link_config_wide()
@@ -31,19 +31,19 @@ static uint32_t fewest_lanes(const struct lg_mode *mode, uint32_t bpp,
 }
 
 bool i915_choose_sst(const struct lg_mode *mode, uint32_t max_bpc,
-		const struct lg_link_params *max, struct lg_link_params *params,
-		uint32_t *bpp) {
+		const struct dp_rates *rates, const struct lg_link_params *max,
+		struct lg_link_params *params, uint32_t *bpp) {
 	uint32_t max_rate = max->rate_mbps < I915_SST_MAX_RATE ?
 		max->rate_mbps : I915_SST_MAX_RATE;
 	// Highest bpp first, then the slowest rate, then the fewest lanes.
 	for (uint32_t try_bpp = top_bpp(max_bpc, UINT32_MAX); try_bpp >= DP_MIN_BPP;
 			try_bpp -= BPP_STEP) {
-		for (size_t i = 0; i < dp_rate_count() && dp_rate(i) <= max_rate; i++) {
-			uint32_t lanes = fewest_lanes(mode, try_bpp, dp_rate(i), max->lanes);
+		for (size_t i = 0; i < rates->len && rates->mbps[i] <= max_rate; i++) {
+			uint32_t lanes = fewest_lanes(mode, try_bpp, rates->mbps[i], max->lanes);
 			if (lanes != 0) {
 				*params = (struct lg_link_params){
 					.lanes = lanes,
-					.rate_mbps = dp_rate(i),
+					.rate_mbps = rates->mbps[i],
 				};
 				*bpp = try_bpp;
 				return true;
