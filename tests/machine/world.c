@@ -321,13 +321,15 @@ static void check_step_down(struct world *w, const struct lg_mode *mode) {
  * verdict at the running mode (the next commit, nothing from outside
  * between), to a mode the policy ranks below it, trains at a lower link
  * configuration (rate x lanes, by the oracle) than the running mode: one
- * the kernel trains at the same link buys the sink nothing.
+ * the kernel trains at the same link buys the sink nothing. Away from a
+ * mode the world saw fail at its link (a failed machine's backoff, which
+ * the verdict does not hurry) is no step for the sink.
  */
 static void check_sink_step_down(struct world *w, const struct lg_mode *mode) {
 	bool verdict = w->sink_verdict;
 	w->sink_verdict = false;
 	if (!verdict || !w->has_current || !w->enabled || !w->has_requested ||
-			lg_mode_same_timing(&w->current, mode) ||
+			failed_here(w, &w->current) || lg_mode_same_timing(&w->current, mode) ||
 			!oracle_better(w->oracle_policy, &w->current, mode, &w->requested)) {
 		return;
 	}
