@@ -420,12 +420,18 @@ static const struct lg_mode *reference_mode(const struct lg_machine_facts *facts
 	return modes->len > 0 ? &modes->modes[0] : NULL;
 }
 
-/* What a step down from mode goes below: the link it trains at now. */
-static struct machine_ceiling ceiling_at(const struct lg_machine_facts *facts,
-		const struct lg_mode *mode) {
+/*
+ * What a step down from the running mode goes below: the link the kernel
+ * would train it at now, or the one it trained at where that is lower or
+ * the kernel refuses it now (as while its atomic check refuses every mode).
+ */
+static struct machine_ceiling running_ceiling(const struct lg_machine *m,
+		const struct lg_machine_facts *facts) {
+	uint64_t ran = (uint64_t)m->running_link.rate_mbps * m->running_link.lanes;
+	uint64_t now = trained_link(facts, facts->current);
 	return (struct machine_ceiling){
-		.link = trained_link(facts, mode),
-		.clock_khz = mode->clock_khz,
+		.link = now == 0 || (ran != 0 && ran < now) ? ran : now,
+		.clock_khz = facts->current->clock_khz,
 	};
 }
 
@@ -674,8 +680,8 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		emit(out, LG_ACTION_RECOMMEND);
 	}
 	if (m->plan == MACHINE_PLAN_ERRORS) {
-		// Nothing at a lower link passes: the running mode
-		// stays, the errors stay reported, no modeset.
+		// Nothing at a lower link passes: the running mode stays,
+		// the errors stay reported, no modeset.
 		end_plan(m);
 		if (m->state == LG_LINK_BAD) {
 			// The sink lost lock while this plan waited at the gate:
@@ -749,7 +755,7 @@ static void begin_step_down(struct lg_machine *m, const struct lg_machine_facts 
 		return;
 	}
 	m->stepped_down = true;
-	m->ceiling = ceiling_at(facts, facts->current);
+	m->ceiling = running_ceiling(m, facts);
 }
 
 /*
@@ -815,7 +821,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 	m->plan_has_from = facts->current != NULL;
 	if (facts->current != NULL) {
 		m->plan_from = *facts->current;
-		m->plan_ceiling = ceiling_at(facts, facts->current);
+		m->plan_ceiling = running_ceiling(m, facts);
 	}
 	m->plan_from_link = m->running_link;
 	m->plan_same_tested = false;
