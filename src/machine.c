@@ -421,29 +421,50 @@ static const struct lg_mode *reference_mode(const struct lg_machine_facts *facts
 }
 
 /*
- * The sink lost lock, or counted symbol errors, at a mode with this pixel
- * clock: modes that need as much stay behind the others until the sink
- * leaves, a client retries or the compositor sets a mode itself.
+ * What a step down from the running mode goes below: the link the kernel
+ * would train it at now, or the one it trained at where that is lower or
+ * the kernel refuses it now (as while its atomic check refuses every mode).
  */
-static bool above_sink_ceiling(const struct lg_machine *m, const struct lg_mode *mode) {
-	return m->sink_ceiling_khz != 0 && mode->clock_khz >= m->sink_ceiling_khz;
+static struct machine_ceiling running_ceiling(const struct lg_machine *m,
+		const struct lg_machine_facts *facts) {
+	uint64_t ran = (uint64_t)m->running_link.rate_mbps * m->running_link.lanes;
+	uint64_t now = trained_link(facts, facts->current);
+	return (struct machine_ceiling){
+		.link = now == 0 || (ran != 0 && ran < now) ? ran : now,
+		.clock_khz = facts->current->clock_khz,
+	};
 }
 
 /*
- * P3: under the flapping step down's ceiling. A smaller mode that i915
- * trains at the same link buys no margin: only a lower link counts, and
- * the pixel clock only where the backend cannot tell links.
+ * P3, for every step down (flapping, a lost lock, symbol errors): mode is
+ * under the ceiling. A smaller mode that i915 trains at the same link buys
+ * no margin: only a lower link counts, and the pixel clock only where the
+ * backend cannot tell links.
  */
+static bool below_ceiling(const struct lg_machine_facts *facts,
+		const struct machine_ceiling *ceiling, const struct lg_mode *mode) {
+	uint64_t link = trained_link(facts, mode);
+	if (ceiling->link != 0 && link != 0 && !LG_MUTANT(STEP_DOWN_BY_PIXEL_CLOCK)) {
+		return link < ceiling->link;
+	}
+	return mode->clock_khz < ceiling->clock_khz;
+}
+
+/*
+ * The sink lost lock, or counted symbol errors, at a link configuration:
+ * modes the kernel trains there or above stay behind the others until the
+ * sink leaves, a client retries or the compositor sets a mode itself.
+ */
+static bool above_sink_ceiling(const struct lg_machine *m,
+		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
+	return m->sink_ceiling.clock_khz != 0 &&
+		!below_ceiling(facts, &m->sink_ceiling, mode);
+}
+
+/* P3: under the flapping step down's ceiling. */
 static bool under_ceiling(const struct lg_machine *m,
 		const struct lg_machine_facts *facts, const struct lg_mode *mode) {
-	if (!m->stepped_down) {
-		return true;
-	}
-	uint64_t link = trained_link(facts, mode);
-	if (m->ceiling_link != 0 && link != 0 && !LG_MUTANT(STEP_DOWN_BY_PIXEL_CLOCK)) {
-		return link < m->ceiling_link;
-	}
-	return mode->clock_khz < m->ceiling_khz;
+	return !m->stepped_down || below_ceiling(facts, &m->ceiling, mode);
 }
 
 /*
@@ -544,7 +565,7 @@ static bool build_order(struct lg_machine *m, const struct lg_machine_facts *fac
 		for (size_t i = 0; i < n; i++) {
 			const struct lg_mode *mode = &modes->modes[ranked[i]];
 			bool bad = known_bad_here(m, facts, mode);
-			int mode_tier = above_sink_ceiling(m, mode) ? 3 : bad ? 2 :
+			int mode_tier = above_sink_ceiling(m, facts, mode) ? 3 : bad ? 2 :
 				under_ceiling(m, facts, mode) ? 0 : 1;
 			if (mode_tier == tier) {
 				m->order[m->order_len++] = ranked[i];
@@ -628,9 +649,9 @@ static uint64_t quiet_ms(const struct lg_machine *m, uint64_t now) {
 
 /*
  * The sink lost lock again at the mode that ran, or counted errors there:
- * only modes that need less bandwidth (known-bad ones too, last), as the
- * kernel trains them at a lower rate. Not when the same mode's retrain
- * itself failed: the sink did not show it cannot hold it.
+ * only modes the kernel trains at a lower link configuration (known-bad
+ * ones too, last). Not when the same mode's retrain itself failed: the
+ * sink did not show it cannot hold it.
  */
 static bool steps_down_only(const struct lg_machine *m) {
 	return m->plan_steps_down && m->plan_has_from;
@@ -644,8 +665,8 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 				lg_mode_equal(mode, &m->plan_from)) {
 			continue; // its test failed already
 		}
-		if (steps_down_only(m) && mode->clock_khz >= m->plan_from.clock_khz) {
-			continue; // the sink did not hold the mode that ran
+		if (steps_down_only(m) && !below_ceiling(facts, &m->plan_ceiling, mode)) {
+			continue; // the sink did not hold the link that ran
 		}
 		m->tests++;
 		m->plan_mode = *mode;
@@ -659,8 +680,8 @@ static void next_candidate(struct lg_machine *m, const struct lg_machine_facts *
 		emit(out, LG_ACTION_RECOMMEND);
 	}
 	if (m->plan == MACHINE_PLAN_ERRORS) {
-		// Nothing that needs less bandwidth passes: the running mode
-		// stays, the errors stay reported, no modeset.
+		// Nothing at a lower link passes: the running mode stays,
+		// the errors stay reported, no modeset.
 		end_plan(m);
 		if (m->state == LG_LINK_BAD) {
 			// The sink lost lock while this plan waited at the gate:
@@ -734,8 +755,7 @@ static void begin_step_down(struct lg_machine *m, const struct lg_machine_facts 
 		return;
 	}
 	m->stepped_down = true;
-	m->ceiling_link = trained_link(facts, facts->current);
-	m->ceiling_khz = facts->current->clock_khz;
+	m->ceiling = running_ceiling(m, facts);
 }
 
 /*
@@ -801,6 +821,7 @@ static void begin_plan(struct lg_machine *m, enum machine_plan plan,
 	m->plan_has_from = facts->current != NULL;
 	if (facts->current != NULL) {
 		m->plan_from = *facts->current;
+		m->plan_ceiling = running_ceiling(m, facts);
 	}
 	m->plan_from_link = m->running_link;
 	m->plan_same_tested = false;
@@ -887,11 +908,11 @@ static void handle_link_bad(struct lg_machine *m, const struct lg_machine_facts 
 static const char *step_why(enum machine_plan plan) {
 	switch (plan) {
 	case MACHINE_PLAN_STEP_DOWN:
-		return "flapping: a mode that needs less bandwidth";
+		return "flapping: a mode at a lower link";
 	case MACHINE_PLAN_UNLOCKED:
-		return "the sink lost lock: a mode that needs less bandwidth";
+		return "the sink lost lock: a mode at a lower link";
 	case MACHINE_PLAN_ERRORS:
-		return "symbol errors: a mode that needs less bandwidth";
+		return "symbol errors: a mode at a lower link";
 	default:
 		return "candidate passed its test";
 	}
@@ -1092,7 +1113,7 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		// the sink did not hold.
 		calm_down(m);
 		forget_unlock(m);
-		m->sink_ceiling_khz = 0;
+		m->sink_ceiling = (struct machine_ceiling){0};
 		emit(out, LG_ACTION_RETRY_RESULT)->retry = LG_RETRY_COMMITTED;
 		set_state(m, out, LG_LINK_RETRAINING);
 	} else if (m->state != LG_LINK_FLAPPING) {
@@ -1120,8 +1141,8 @@ static void handle_committed(struct lg_machine *m, const struct lg_machine_event
 		}
 	}
 	if (steps_down_only(m) && !lg_mode_same_timing(&mode, &m->plan_from) &&
-			!above_sink_ceiling(m, &m->plan_from)) {
-		m->sink_ceiling_khz = m->plan_from.clock_khz;
+			!above_sink_ceiling(m, facts, &m->plan_from)) {
+		m->sink_ceiling = m->plan_ceiling;
 	}
 	end_plan(m);
 	arm(m, out, MACHINE_TIMER_SETTLE, m->config->settle_ms);
@@ -1145,7 +1166,7 @@ static void handle_settled(struct lg_machine *m, const struct lg_machine_facts *
 	}
 	// Under the sink's ceiling the settle time proves nothing (the sink
 	// tells later): the backoff is reset once the link is quiet.
-	if (m->state == LG_LINK_FLAPPING || m->stepped_down || m->sink_ceiling_khz != 0) {
+	if (m->state == LG_LINK_FLAPPING || m->stepped_down || m->sink_ceiling.clock_khz != 0) {
 		arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		return;
 	}
@@ -1316,7 +1337,7 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
 	m->bad_pending = false;
 	forget_unlock(m);
 	forget_sink_reads(m);
-	m->sink_ceiling_khz = 0;
+	m->sink_ceiling = (struct machine_ceiling){0};
 	if (m->state == LG_LINK_FLAPPING && m->timer == MACHINE_TIMER_QUIET) {
 		return;
 	}
@@ -1343,9 +1364,10 @@ static void handle_mode_set(struct lg_machine *m, const struct lg_machine_facts 
  * the driver lost the link without telling (amdgpu, nouveau and msm retrain
  * inside the driver; i915 once it set retrain_disabled). The same mode
  * first, as for BAD: a modeset retrains the link. Dark again at that mode
- * within the flap window: modes that need less bandwidth, which the kernel
- * trains at a lower rate; nothing is pruned, the sink's list is the one
- * to choose from. The budget and the flap count bound it as any BAD.
+ * within the flap window: the modes the kernel trains at a lower link
+ * configuration than that one (the flapping step's rule, below_ceiling()),
+ * which becomes the sink's ceiling; nothing is pruned, the sink's list is
+ * the one to choose from. The budget and the flap count bound it as any BAD.
  */
 static void handle_sink_unlocked(struct lg_machine *m,
 		const struct lg_machine_facts *facts, struct lg_actions *out) {
@@ -1374,7 +1396,8 @@ static void handle_sink_unlocked(struct lg_machine *m,
  * The sink's symbol error verdict (m->link_errors): above the threshold
  * the link is degraded even at the requested mode, before the picture
  * fails. With link_errors_step_down each verdict above it steps down once,
- * to a mode that needs less bandwidth, within the budget.
+ * to a mode the kernel trains at a lower link configuration, within the
+ * budget, as for a lost lock.
  */
 static void handle_link_health(struct lg_machine *m,
 		const struct lg_machine_facts *facts, struct lg_actions *out) {
@@ -1563,7 +1586,7 @@ static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
 		drop_incident(m, out);
 		forget_verdict(m);
 		calm_down(m);
-		m->sink_ceiling_khz = 0;
+		m->sink_ceiling = (struct machine_ceiling){0};
 		// known_bad.c forgets them with the sink
 		m->n_failed = 0;
 		m->failed_head = 0;
@@ -1593,7 +1616,7 @@ static void dispatch(struct lg_machine *m, const struct lg_machine_event *event,
 		if (m->state == LG_LINK_RETRAINING) {
 			arm(m, out, MACHINE_TIMER_SETTLE, m->config->settle_ms);
 		} else if (m->state == LG_LINK_FLAPPING || m->stepped_down ||
-				m->sink_ceiling_khz != 0) {
+				m->sink_ceiling.clock_khz != 0) {
 			arm(m, out, MACHINE_TIMER_QUIET, quiet_ms(m, facts->now_ms));
 		}
 		return;

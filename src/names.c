@@ -108,8 +108,8 @@ const char *lg_failure_name(enum lg_failure failure) {
 	case LG_FAILURE_PROBE:
 		return "the forced probe failed";
 	case LG_FAILURE_NONE_LOWER:
-		return "the sink lost lock and no mode that needs less bandwidth "
-			"passed its test and commit";
+		return "the sink lost lock and no mode at a lower link passed "
+			"its test and commit";
 	}
 	return "unknown";
 }

@@ -193,12 +193,22 @@ enum machine_plan {
 	// modeset retrains the link too)
 	MACHINE_PLAN_UNLOCKED,
 	MACHINE_PLAN_STEP_UP, // quiet again, or a fallback the compositor set: toward requested
-	MACHINE_PLAN_ERRORS, // symbol errors: a mode that needs less bandwidth
+	MACHINE_PLAN_ERRORS, // symbol errors: a mode at a lower link
 	MACHINE_PLAN_BACKOFF, // failed: try again
 	MACHINE_PLAN_BAD, // answer link-status BAD
-	MACHINE_PLAN_STEP_DOWN, // flapping: a mode that needs less bandwidth
+	MACHINE_PLAN_STEP_DOWN, // flapping: a mode at a lower link
 	MACHINE_PLAN_RETRY, // a client's retry: the requested mode or nothing
 	MACHINE_PLAN_RECOMMEND, // a new output's first mode: no commit
+};
+
+/*
+ * What a step down goes below: the link configuration (rate x lanes) the
+ * kernel trained a mode at that did not hold, or, where the backend cannot
+ * tell links (link 0), that mode's pixel clock. Zero: none.
+ */
+struct machine_ceiling {
+	uint64_t link;
+	uint32_t clock_khz;
 };
 
 enum machine_await {
@@ -232,7 +242,9 @@ struct lg_machine {
 	enum machine_await await;
 	struct lg_mode plan_from; // what ran when the plan began
 	bool plan_has_from;
-	bool plan_steps_down; // only modes that need less bandwidth than plan_from
+	// only modes the kernel trains below plan_ceiling, plan_from's link
+	bool plan_steps_down;
+	struct machine_ceiling plan_ceiling;
 	bool plan_same_tested; // the same mode was tested (and failed)
 	bool plan_probed; // the list is fresh: candidates come from it
 	bool list_stale; // a compositor's modeset since the last probe
@@ -268,11 +280,9 @@ struct lg_machine {
 	uint64_t flap_ms[16];
 	uint32_t flaps, flap_head;
 	// P3: one step down per flapping episode, to modes the kernel trains
-	// at a lower link (rate x lanes) than ceiling_link, or, when the
-	// backend cannot tell links, with a pixel clock below ceiling_khz
+	// below the ceiling: the link of the mode that flapped
 	bool stepped_down;
-	uint64_t ceiling_link;
-	uint32_t ceiling_khz;
+	struct machine_ceiling ceiling;
 	// P3: it flapped as much below the ceiling: bandwidth is not the
 	// cause; the best mode, retrains paced by the backoff
 	bool pacing;
@@ -292,8 +302,8 @@ struct lg_machine {
 	// again there within the flap window: the unlocked plan steps down.
 	// unlock_seen_ms: the last unlock seen, which a retrain may answer late
 	bool unlock_retrained, unlock_step_down;
-	// The sink lost lock or counted errors at this pixel clock (0: none)
-	uint32_t sink_ceiling_khz;
+	// The sink lost lock or counted errors at this link configuration
+	struct machine_ceiling sink_ceiling;
 	struct lg_mode unlock_mode;
 	uint64_t unlock_ms, unlock_seen_ms;
 	// The first read since the last modeset that found the sink unlocked

@@ -80,8 +80,9 @@ wait_for_dpcd_locked() {
 # and on (the mode that runs committed again with link-status GOOD is no
 # modeset to the kernel: drm_atomic_crtc_needs_modeset() is false), two
 # modesets; or with
-# MBPS (the sink holds no faster rate) a mode that needs less bandwidth,
-# reason sink-unlocked; link-status Good, the same wl_output. Stock wlroots
+# MBPS (the sink holds no faster rate) a step down, reason sink-unlocked
+# (below the link that went dark where the backend tells links, else by
+# pixel clock); link-status Good, the same wl_output. Stock wlroots
 # hears nothing: the sink stays dark.
 fail_dark() {
 	before=$(wl_output_globals)

@@ -101,6 +101,7 @@ static void mark_fault(struct world *w) {
 	w->modesets_after_fault = 0;
 	w->backoff_tried = false;
 	w->fault_in_feed = true;
+	w->sink_verdict = false;
 }
 
 /* A modeset, or the output gone: what the sink reported before is past. */
@@ -178,13 +179,6 @@ static bool clean(const struct world *w, const struct lg_mode *mode) {
 		!over_threshold(w->link.errors_per_min, params.rate_mbps);
 }
 
-/* What P4 lets the machine avoid until a replug or retry: clock and above. */
-static void note_unheld(struct world *w, uint32_t clock_khz) {
-	if (w->unheld_khz == 0 || clock_khz < w->unheld_khz) {
-		w->unheld_khz = clock_khz;
-	}
-}
-
 /*
  * The link configuration i915 trains mode at now, by the oracle, as rate
  * and lanes in one number (not their product: HBR x4 is no HBR2 x2); 0: none.
@@ -196,6 +190,29 @@ static uint64_t oracle_link(const struct world *w, const struct lg_mode *mode) {
 		return 0;
 	}
 	return (uint64_t)link.rate_mbps << 8 | link.lanes;
+}
+
+/* That link's rate x lanes, to order links by what they carry; 0: none. */
+static uint64_t oracle_bandwidth(const struct world *w, const struct lg_mode *mode) {
+	uint64_t link = oracle_link(w, mode);
+	return (link >> 8) * (link & 0xff);
+}
+
+/*
+ * What P4 lets the machine avoid until a replug or retry: modes the kernel
+ * trains at the link configuration mode trained at, or above.
+ */
+static void note_unheld(struct world *w, const struct lg_mode *mode) {
+	uint64_t link = oracle_bandwidth(w, mode);
+	if (link != 0 && (w->unheld_link == 0 || link < w->unheld_link)) {
+		w->unheld_link = link;
+	}
+}
+
+/* Whether the kernel trains mode below every configuration the sink did not hold. */
+static bool below_unheld(const struct world *w, const struct lg_mode *mode) {
+	uint64_t link = oracle_bandwidth(w, mode);
+	return w->unheld_link == 0 || (link != 0 && link < w->unheld_link);
 }
 
 /* P4 evidence: mode failed at link, the world saw it. */
@@ -250,7 +267,7 @@ static void train(struct world *w, const struct lg_mode *mode) {
 		// Trained, yet the sink does not hold it: the evidence the
 		// machine may step down from (P4).
 		if (!holds(w, mode)) {
-			note_unheld(w, mode->clock_khz);
+			note_unheld(w, mode);
 		}
 		break;
 	case SIM_RETRY:
@@ -281,7 +298,7 @@ static void check_step_down(struct world *w, const struct lg_mode *mode) {
 	if (!flapped || !w->has_current || !w->enabled ||
 			!w->has_requested || sink == NULL || failed_here(w, &w->current) ||
 			lg_mode_same_timing(&w->current, mode) ||
-			(w->unheld_khz != 0 && w->current.clock_khz >= w->unheld_khz) ||
+			!below_unheld(w, &w->current) ||
 			!oracle_better(w->oracle_policy, &w->current, mode, &w->requested)) {
 		return;
 	}
@@ -296,6 +313,35 @@ static void check_step_down(struct world *w, const struct lg_mode *mode) {
 	snprintf(detail, sizeof(detail), "stepped down from %s (%u x %u) to %s (%u x %u)",
 		lg_mode_format(&w->current, a, sizeof(a)), from.rate_mbps, from.lanes,
 		lg_mode_format(mode, b, sizeof(b)), to.rate_mbps, to.lanes);
+	violate(w, "P3 a step down lowers the link", detail);
+}
+
+/*
+ * P3 for the sink: a step down after a dark link's report or an error
+ * verdict at the running mode (the next commit, nothing from outside
+ * between), to a mode the policy ranks below it, trains at a lower link
+ * configuration (rate x lanes, by the oracle) than the running mode: one
+ * the kernel trains at the same link buys the sink nothing. Away from a
+ * mode the world saw fail at its link (a failed machine's backoff, which
+ * the verdict does not hurry) is no step for the sink.
+ */
+static void check_sink_step_down(struct world *w, const struct lg_mode *mode) {
+	bool verdict = w->sink_verdict;
+	w->sink_verdict = false;
+	if (!verdict || !w->has_current || !w->enabled || !w->has_requested ||
+			failed_here(w, &w->current) || lg_mode_same_timing(&w->current, mode) ||
+			!oracle_better(w->oracle_policy, &w->current, mode, &w->requested)) {
+		return;
+	}
+	w->sink_step_downs++;
+	uint64_t from = oracle_bandwidth(w, &w->current), to = oracle_bandwidth(w, mode);
+	if (to != 0 && to < from) {
+		return;
+	}
+	char a[64], b[64], detail[160];
+	snprintf(detail, sizeof(detail), "the sink's step down from %s (%llu) to %s (%llu)",
+		lg_mode_format(&w->current, a, sizeof(a)), (unsigned long long)from,
+		lg_mode_format(mode, b, sizeof(b)), (unsigned long long)to);
 	violate(w, "P3 a step down lowers the link", detail);
 }
 
@@ -317,6 +363,7 @@ static bool world_commit(void *data, const struct lg_action *action) {
 		violate(w, "P8 no step down on a quiet link", "stepped down on a quiet link");
 	}
 	check_step_down(w, mode);
+	check_sink_step_down(w, mode);
 	if (!w->has_current || !lg_mode_equal(&w->current, mode)) {
 		w->last_change_at = w->now;
 	}
@@ -834,7 +881,7 @@ void world_unplug(struct world *w) {
 	w->link_errors = false;
 	w->connected = false;
 	w->glitches = 0; // a replug is a new link: its flaps count afresh
-	w->unheld_khz = 0;
+	w->unheld_link = 0;
 	lg_mode_list_clear(&w->modes);
 	lg_mode_list_clear(&w->known_bad);
 	w->n_failed = 0; // as known_bad_forget(): a replug tries every mode
@@ -971,13 +1018,13 @@ enum lg_retry_result world_retry(struct world *w) {
 	w->retry_result = LG_RETRY_UNAVAILABLE;
 	// A committed retry tries what the sink did not hold: only what its
 	// own commit shows counts from here. A refused one forgets nothing.
-	uint32_t unheld = w->unheld_khz;
-	w->unheld_khz = 0;
+	uint64_t unheld = w->unheld_link;
+	w->unheld_link = 0;
 	feed(w, LG_MACHINE_RETRY);
 	if (w->retry_result == LG_RETRY_COMMITTED) {
 		w->glitches = 0; // an explicit request starts the count afresh
-	} else if (unheld != 0) {
-		note_unheld(w, unheld);
+	} else if (unheld != 0 && (w->unheld_link == 0 || unheld < w->unheld_link)) {
+		w->unheld_link = unheld;
 	}
 	return w->retry_result;
 }
@@ -1071,7 +1118,7 @@ static void judge_errors(struct world *w) {
 	w->link_errors = over;
 	w->verdict_mode = w->has_current ? w->current : (struct lg_mode){0};
 	if (over && w->config.link_errors_step_down && w->has_current) {
-		note_unheld(w, w->current.clock_khz);
+		note_unheld(w, &w->current);
 	}
 }
 
@@ -1152,7 +1199,7 @@ static bool world_read_sink(void *data, bool *unlocked, struct lg_sink_errors *e
 	// the spec lets it step down from that mode.
 	if (w->expect_dark && w->has_dark && lg_mode_equal(&w->dark_mode, &w->current) &&
 			w->now - w->dark_at <= w->config.flap_window_ms) {
-		note_unheld(w, w->current.clock_khz);
+		note_unheld(w, &w->current);
 	}
 	if (w->expect_dark) {
 		w->has_dark = true;
@@ -1166,6 +1213,8 @@ static bool world_read_sink(void *data, bool *unlocked, struct lg_sink_errors *e
 	// A read is a fault once it shows a dark link or brings a verdict.
 	if (w->expect_dark || w->expect_verdict) {
 		mark_fault(w);
+		w->sink_verdict = w->expect_dark || (w->expect_verdict && w->link_errors &&
+			w->config.link_errors_step_down);
 	}
 	*unlocked = dark;
 	*errors = w->read_errors;
@@ -1398,16 +1447,17 @@ void world_check_now(struct world *w) {
 		// Known bad: what the world saw fail at the link it would train
 		// at now, never what the machine says it remembers; a mode that
 		// runs and holds is not held against itself. Nor what the sink
-		// cannot hold or sees errors at, nor what needs
-		// as much as a mode it did not hold when trained (the machine steps
-		// down from those until a replug or retry): the link's truth and
-		// the world's evidence, not the machine's own ceiling. A sink that
+		// cannot hold or sees errors at, nor what the kernel trains at a
+		// link configuration (rate x lanes) at or above one the sink did
+		// not hold a mode at when trained (the machine steps down from
+		// those until a replug or retry): the link's truth and the
+		// world's evidence, not the machine's own ceiling. A sink that
 		// lost lock once holds its mode again when retrained.
 		for (size_t i = 0; i < list.len; i++) {
 			const struct lg_mode *mode = &list.modes[i];
 			bool fine = holds(w, mode) &&
 				(!w->config.link_errors_step_down || clean(w, mode)) &&
-				(w->unheld_khz == 0 || mode->clock_khz < w->unheld_khz);
+				below_unheld(w, mode);
 			if ((!fine || failed_here(w, mode)) &&
 					!lg_mode_equal(&list.modes[i], &w->current)) {
 				lg_mode_list_append(&skipped, &list.modes[i]);

@@ -114,15 +114,20 @@ struct world {
 	bool flapped_in_run; // the machine reported flapping in it
 	uint64_t glitch_at[16]; // BADs fed at an unchanged link since the last step down
 	uint32_t glitches;
-	// the lowest clock of a mode the sink did not hold, or erred at, right
-	// after it trained; 0: none since the last replug or retry
-	uint32_t unheld_khz;
+	// the lowest link configuration (rate x lanes, by the oracle) the sink
+	// did not hold a mode at, or erred at, right after it trained; 0: none
+	// since the last replug or retry
+	uint64_t unheld_link;
+	// a dark or error verdict at the running mode, nothing from outside and
+	// no commit since: a step down now is one for the sink (P3)
+	bool sink_verdict;
 	bool has_dark; // a read reported the sink's lost lock at dark_mode at dark_at
 	struct lg_mode dark_mode;
 	uint64_t dark_at;
 	uint32_t flapping_reports, fallbacks, failures, same_mode_commits;
-	// commits P3 judged (a step down while flapping) and P8 (on a quiet link)
-	uint32_t step_downs, quiet_commits;
+	// commits P3 judged (a step down while flapping, one for the sink's
+	// lost lock or errors) and P8 (on a quiet link)
+	uint32_t step_downs, sink_step_downs, quiet_commits;
 	// P4, P7, P8: the last event from outside the machine (a BAD, an
 	// unlock or error verdict, a plug, a retry, a mode set: anything but
 	// its own timer), linkguard's modesets since, and the last that

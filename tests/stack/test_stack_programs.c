@@ -2,9 +2,11 @@
  * Generated fault programs on the full headless stack: wlroots' headless
  * backend, the sim, the core and a compositor that enables what it is
  * recommended, on a real event loop. Each program is a scenario file made
- * of glitch bursts, cable changes, heals, unplugs, replugs, swaps and
- * refusing atomic checks at random times, every connector plugged at its
- * end. They are judged by what the world saw, never by linkguard's state:
+ * of glitch bursts, cable changes, heals, unplugs, replugs, swaps,
+ * refusing atomic checks, sinks that hold lock only up to a rate and
+ * cables whose symbol errors exceed DisplayPort's budget (link-status
+ * GOOD, no uevent: the sink's DPCD tells) at random times, every
+ * connector plugged at its end. They are judged by what the world saw, never by linkguard's state:
  * the sim (the simulated kernel and sink, sim/observe.h) tells each
  * training as it happens and shows its links at the end; the modes' links
  * and the policy are the oracle's (tests/machine/oracle.c). Once a program
@@ -12,7 +14,10 @@
  * be lit (P1) at the policy's pick (P4) from the sink's preferred mode (the
  * requested one: this compositor asks for nothing else) among the modes
  * the kernel lists and takes, skipping what the sim saw fail at the link
- * configuration it would train at now, after at most two modesets per
+ * configuration it would train at now, what the sink does not hold or
+ * errs at, and what the kernel trains at or above a link configuration
+ * the sim saw the sink not hold or err at (the step downs for the sink
+ * leave those behind until a replug), after at most two modesets per
  * connector, as the kernel counted them, since the last fault (P7). Every
  * step down from a mode that ran, on a link the kernel did not lower, must
  * train at a lower rate x lanes than the link that ran (P3). The share of
@@ -53,6 +58,7 @@ static const char *const sinks[] = { "4k60", "1440p144", "1080p60-rbr" };
 static const char *const rates[] = {
 	"rbr", "hbr", "hbr2", "hbr3", "uhbr10", "uhbr13.5", "uhbr20", "any",
 };
+static const char *const lock_rates[] = { "rbr", "hbr", "hbr2", "hbr3" };
 static const char *const connectors[] = { "DP-1", "DP-2" };
 #define N_CONNECTORS (sizeof(connectors) / sizeof(connectors[0]))
 
@@ -77,7 +83,7 @@ static void generate(char *text, size_t size) {
 			plugged[c] = true;
 			continue;
 		}
-		switch (below(7)) {
+		switch (below(9)) {
 		case 0:
 			len += snprintf(text + len, size - len, "%" PRIu64 "ms flap %s %d %dms\n",
 				at, name, 1 + (int)below(8), 5 + (int)below(30));
@@ -97,6 +103,15 @@ static void generate(char *text, size_t size) {
 		case 5:
 			len += snprintf(text + len, size - len, "%" PRIu64 "ms swap %s %s\n",
 				at, name, sinks[below(N_SINKS)]);
+			break;
+		case 6:
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms dark %s %s\n",
+				at, name, lock_rates[below(4)]);
+			break;
+		case 7:
+			// Far above the budget at any rate: a verdict within reads.
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms errors %s 100000\n",
+				at, name);
 			break;
 		default:
 			len += snprintf(text + len, size - len, "%" PRIu64 "ms reject %s %s\n",
@@ -148,7 +163,17 @@ struct evidence {
 	struct modeset modesets[MAX_MODESETS];
 	size_t n_modesets; // counts past MAX_MODESETS: P7 then not judged
 	int steps_down; // P3: steps down from a mode that ran, checked
+	int sink_steps_down; // of those, away from a mode the sink did not hold
 	char p3[192]; // the first that did not lower the link; empty: none
+	// Per link, the lowest configuration (rate x lanes) the sim trained
+	// that the sink did not hold or erred at, since its last plug; 0: none
+	struct {
+		const struct sim_link *link;
+		uint64_t bandwidth;
+	} unheld[N_CONNECTORS];
+	// The last training the sink did not hold or erred at: a fault its
+	// reads report later (P7 counts from it, as from a scenario's step)
+	uint64_t sink_fault_usec;
 };
 
 /*
@@ -169,6 +194,73 @@ static bool same_link(const struct lg_link_params *a, const struct lg_link_param
 
 static uint64_t bandwidth(const struct lg_link_params *link) {
 	return (uint64_t)link->rate_mbps * link->lanes;
+}
+
+/*
+ * Symbol errors above DisplayPort's budget at the link's rate (a bit error
+ * rate of 10^-9: 0.06 x the rate a lane and minute), from the sim's truth.
+ */
+static bool errs_at(const struct sim_link *link, uint32_t rate_mbps) {
+	return link->errors_per_min != 0 && rate_mbps >= link->errors_min_mbps &&
+		(uint64_t)link->errors_per_min * 100 > (uint64_t)rate_mbps * 6;
+}
+
+/* Whether the sink holds mode without errors at the link i915 trains it at. */
+static bool sink_holds(const struct sim_link *link, const struct lg_mode *mode) {
+	struct lg_link_params at;
+	return oracle_link(link, mode, &at) &&
+		(link->lock_max_mbps == 0 || at.rate_mbps <= link->lock_max_mbps) &&
+		!errs_at(link, at.rate_mbps);
+}
+
+static uint64_t *unheld_of(struct evidence *ev, const struct sim_link *link) {
+	for (size_t i = 0; i < N_CONNECTORS; i++) {
+		if (ev->unheld[i].link == link || ev->unheld[i].link == NULL) {
+			ev->unheld[i].link = link;
+			return &ev->unheld[i].bandwidth;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Below every configuration the sink did not hold: P4 lets linkguard leave
+ * the others behind (its sink ceiling), by the oracle's link for mode.
+ */
+static bool below_unheld(const struct evidence *ev, const struct sim_link *link,
+		const struct lg_mode *mode) {
+	struct lg_link_params at;
+	for (size_t i = 0; i < N_CONNECTORS; i++) {
+		if (ev->unheld[i].link == link && ev->unheld[i].bandwidth != 0) {
+			return oracle_link(link, mode, &at) &&
+				bandwidth(&at) < ev->unheld[i].bandwidth;
+		}
+	}
+	return true;
+}
+
+/*
+ * The sink's evidence: a training the sink does not hold, or errs at,
+ * marks its configuration; a plug (no link trained since) starts over.
+ */
+static void note_unheld(struct evidence *ev, const struct sim_training *t) {
+	const struct sim_link *link = t->link;
+	uint64_t *unheld = unheld_of(ev, link);
+	if (unheld == NULL) {
+		return;
+	}
+	if (t->before.params.lanes == 0) {
+		*unheld = 0;
+	}
+	bool unheld_now = !sim_link_sink_locked(link) || errs_at(link, link->params.rate_mbps);
+	uint64_t at = bandwidth(&link->params);
+	if (!link->trained || !unheld_now || at == 0) {
+		return;
+	}
+	ev->sink_fault_usec = now_usec();
+	if (*unheld == 0 || at < *unheld) {
+		*unheld = at;
+	}
 }
 
 static void note_failure(struct evidence *ev, const struct sim_training *t) {
@@ -211,6 +303,8 @@ static void check_step_down(struct evidence *ev, const struct sim_training *t) {
 		return;
 	}
 	ev->steps_down++;
+	ev->sink_steps_down += !sim_link_sink_locked(before) ||
+		errs_at(before, before->params.rate_mbps);
 	struct lg_link_params to;
 	if (oracle_link(link, &link->mode, &to) && bandwidth(&to) < bandwidth(&before->params)) {
 		return;
@@ -235,6 +329,7 @@ static void handle_training(void *data, const struct sim_training *t) {
 		check_step_down(ev, t);
 	}
 	note_failure(ev, t);
+	note_unheld(ev, t);
 }
 
 /*
@@ -271,6 +366,14 @@ static bool pick(const struct evidence *ev, const struct sim_link *link,
 		if (sim_link_mode_valid(link, candidate)) {
 			lg_mode_list_append(&passing, candidate);
 		}
+		// Last, as known-bad ones: what the sink does not hold or errs
+		// at, and what trains at or above a configuration it did not
+		// hold; the mode that runs is not held against itself.
+		bool unheld = !sink_holds(link, candidate) ||
+			!below_unheld(ev, link, candidate);
+		if (unheld && (holding == NULL || !lg_mode_equal(candidate, holding))) {
+			lg_mode_list_append(&known_bad, candidate);
+		}
 	}
 	bool found = link->sink != NULL && oracle_pick(ev->policy,
 		sim_sink_preferred(link->sink), &passing, &known_bad, mode);
@@ -302,8 +405,13 @@ static bool settled_now(struct harness *h, const struct evidence *ev) {
 		if (hc == NULL) {
 			return false;
 		}
-		// A BAD the kernel has set and not yet sent is still to come.
-		if (link->status == LG_LINK_STATUS_GOOD && recovery_idle(hc->conn)) {
+		// A BAD the kernel has set and not yet sent is still to come;
+		// the sink's dark link or errors come with the reads: linkguard
+		// idle between two is not done while the pick is another mode.
+		bool at_pick = lit(link) && pick(ev, link, &link->mode, &best) &&
+			lg_mode_equal(&best, &link->mode);
+		bool sink_ok = sink_holds(link, &link->mode) || at_pick;
+		if (link->status == LG_LINK_STATUS_GOOD && recovery_idle(hc->conn) && sink_ok) {
 			continue;
 		}
 		if (hc->conn->state != LG_LINK_FAILED || pick(ev, link, NULL, &best)) {
@@ -374,14 +482,19 @@ struct outcome {
 	uint64_t to_last_ms; // from the last fault to the last modeset
 	int after; // the most modesets of one connector after the last fault
 	size_t failures; // modes the sim saw fail, with their links
-	int steps_down; // checked by P3
+	int steps_down, sink_steps_down; // checked by P3; for the sink's sake
 	bool p1, p4, p7; // judged by each
 };
 
-/* P7 by the kernel's count of modesets, and the figures for the distributions. */
+/*
+ * P7 by the kernel's count of modesets after the last fault (a scenario's
+ * step, or a training the sink did not hold), and the figures for the
+ * distributions.
+ */
 static const char *judge_path(const struct harness *h, const struct evidence *ev,
 		struct outcome *outcome, char *detail, size_t size) {
 	uint64_t fault = harness_last_fault_usec(h);
+	fault = ev->sink_fault_usec > fault ? ev->sink_fault_usec : fault;
 	outcome->to_last_ms = 0;
 	outcome->after = 0;
 	// Past the record the modesets are not known: not judged.
@@ -414,6 +527,11 @@ static bool run(const char *text, char *detail, size_t size, const char **violat
 	options.flap_window_ms = 300;
 	options.backoff_min_ms = 50;
 	options.backoff_max_ms = 400;
+	// The sink read fast enough for the program's time: a dark link
+	// after 60 ms of it, each step down for it within the flap window.
+	options.sink_poll_ms = 40;
+	options.sink_settle_ms = 60;
+	options.link_errors_step_down = true;
 	struct harness h;
 	*violation = NULL;
 	*outcome = (struct outcome){0};
@@ -445,6 +563,7 @@ static bool run(const char *text, char *detail, size_t size, const char **violat
 		*violation = "P3 a step down lowers the link";
 	}
 	outcome->steps_down = ev.steps_down;
+	outcome->sink_steps_down = ev.sink_steps_down;
 	if (*violation == NULL && ev.overflow) {
 		*violation = "evidence: more failures than recorded";
 	}
@@ -513,7 +632,7 @@ static void print_distributions(uint64_t *to_last, const int *after, size_t n) {
 
 /* The programs each property judged. */
 struct shares {
-	unsigned long p1, p4, p7, p3, steps_down, unjudged;
+	unsigned long p1, p4, p7, p3, steps_down, p3_sink, sink_steps_down, unjudged;
 };
 
 static void count_shares(struct shares *shares, const struct outcome *outcome) {
@@ -522,6 +641,8 @@ static void count_shares(struct shares *shares, const struct outcome *outcome) {
 	shares->p7 += outcome->p7;
 	shares->p3 += outcome->steps_down > 0;
 	shares->steps_down += (unsigned long)outcome->steps_down;
+	shares->p3_sink += outcome->sink_steps_down > 0;
+	shares->sink_steps_down += (unsigned long)outcome->sink_steps_down;
 	shares->unjudged += !outcome->p1;
 }
 
@@ -530,9 +651,11 @@ static void print_shares(const struct shares *s, unsigned long n) {
 		return;
 	}
 	fprintf(stderr, "judged: P1 %lu of %lu programs (%lu %%), P4 %lu (%lu %%), "
-		"P7 %lu (%lu %%), P3 %lu (%lu %%, %lu steps down); unjudged endings: %lu\n",
+		"P7 %lu (%lu %%), P3 %lu (%lu %%, %lu steps down; for the sink's lost "
+		"lock or errors %lu, %lu %%, %lu steps); unjudged endings: %lu\n",
 		s->p1, n, s->p1 * 100 / n, s->p4, s->p4 * 100 / n, s->p7, s->p7 * 100 / n,
-		s->p3, s->p3 * 100 / n, s->steps_down, s->unjudged);
+		s->p3, s->p3 * 100 / n, s->steps_down, s->p3_sink, s->p3_sink * 100 / n,
+		s->sink_steps_down, s->unjudged);
 }
 
 int main(int argc, char *argv[]) {

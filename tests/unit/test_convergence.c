@@ -206,7 +206,8 @@ struct outcome {
 	uint32_t worst; // most modesets in a budget window
 	uint64_t to_best_ms; // from the last fault to the last mode change
 	uint32_t modesets_after_fault;
-	bool stepped_down, quiet_commit; // P3 and P8 judged a commit
+	// P3 judged a flapping step down, one for the sink; P8 a commit
+	bool stepped_down, sink_stepped_down, quiet_commit;
 	enum world_ending ending;
 };
 
@@ -240,6 +241,7 @@ static const char *run(const struct program *p, struct outcome *outcome, bool tr
 	outcome->to_best_ms = w.judged_after_ms;
 	outcome->modesets_after_fault = w.judged_modesets;
 	outcome->stepped_down = w.step_downs > 0;
+	outcome->sink_stepped_down = w.sink_step_downs > 0;
 	outcome->quiet_commit = w.quiet_commits > 0;
 	outcome->worst = w.max_in_window;
 	if (trace && w.violation != NULL) {
@@ -490,7 +492,7 @@ int main(int argc, char *argv[]) {
 		seed, seed);
 	uint32_t worst = 0;
 	unsigned long failed = 0, ran = 0, endings[WORLD_N_ENDINGS] = { 0 };
-	unsigned long stepped_down = 0, quiet_commit = 0;
+	unsigned long stepped_down = 0, sink_stepped_down = 0, quiet_commit = 0;
 	size_t timed = 0;
 	uint64_t *to_best = calloc(programs + 1, sizeof(*to_best));
 	uint32_t *after = calloc(programs + 1, sizeof(*after));
@@ -506,6 +508,7 @@ int main(int argc, char *argv[]) {
 			to_best[timed++] = outcome.to_best_ms;
 		}
 		stepped_down += outcome.stepped_down;
+		sink_stepped_down += outcome.sink_stepped_down;
 		quiet_commit += outcome.quiet_commit;
 		after[ran] = outcome.modesets_after_fault;
 		// A program that failed is not extended to its ending.
@@ -530,10 +533,12 @@ int main(int argc, char *argv[]) {
 	// every program; P3 where a step down came, P8 where linkguard
 	// committed on a quiet link.
 	double share = ran > 0 ? 100.0 / ran : 0;
-	fprintf(stderr, "judged: P1 %.1f %%, P3 %.1f %%, P4's bound %.1f %%, P8 %.1f %%, "
+	fprintf(stderr, "judged: P1 %.1f %%, P3 %.1f %% (flapping), %.1f %% (the sink's "
+		"lost lock or errors), P4's bound %.1f %%, P8 %.1f %%, "
 		"P2 P5 P7 P9 100 %%; unjudged endings: %lu\n",
 		(endings[WORLD_ENDS_AT_PICK] + endings[WORLD_ENDS_NOTHING_FITS]) * share,
-		stepped_down * share, endings[WORLD_ENDS_AT_PICK] * share, quiet_commit * share,
+		stepped_down * share, sink_stepped_down * share,
+		endings[WORLD_ENDS_AT_PICK] * share, quiet_commit * share,
 		endings[WORLD_ENDS_UNJUDGED]);
 	free(to_best);
 	free(after);

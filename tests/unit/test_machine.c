@@ -159,8 +159,9 @@ static void apply(struct world *w, enum letter letter) {
 
 struct enumeration {
 	unsigned long sequences, failures;
-	// how the sequences left alone ended; those P3 judged a step down in
-	unsigned long endings[WORLD_N_ENDINGS], stepped_down;
+	// how the sequences left alone ended; those P3 judged a step down in,
+	// while flapping and for the sink's lost lock or errors
+	unsigned long endings[WORLD_N_ENDINGS], stepped_down, sink_stepped_down;
 	uint32_t worst_in_window;
 	enum letter path[MAX_DEPTH];
 };
@@ -195,6 +196,7 @@ static void explore(struct enumeration *e, const struct world *w, int depth) {
 			if (after.violation == NULL) {
 				e->endings[ending]++;
 				e->stepped_down += after.step_downs > 0;
+				e->sink_stepped_down += after.sink_step_downs > 0;
 			}
 			if (after.violation != NULL) {
 				report(e, &after, depth + 1, "once left alone");
@@ -238,10 +240,12 @@ static void test_every_sequence_up_to_depth(void) {
 		fprintf(stderr, "%s %s: %lu", i > 0 ? "," : "", world_ending_names[i],
 			e.endings[i]);
 	}
-	fprintf(stderr, "\njudged: P1 %.1f %%, P3 %.1f %%, P4's bound %.1f %%, "
+	fprintf(stderr, "\njudged: P1 %.1f %%, P3 %.1f %% (flapping), %.1f %% (the "
+		"sink's lost lock or errors), P4's bound %.1f %%, "
 		"P2 P5 P7 P9 100 %%; unjudged endings: %lu\n",
 		(e.endings[WORLD_ENDS_AT_PICK] + e.endings[WORLD_ENDS_NOTHING_FITS]) * share,
-		e.stepped_down * share, e.endings[WORLD_ENDS_AT_PICK] * share,
+		e.stepped_down * share, e.sink_stepped_down * share,
+		e.endings[WORLD_ENDS_AT_PICK] * share,
 		e.endings[WORLD_ENDS_UNJUDGED]);
 	check_int_eq(e.endings[WORLD_ENDS_UNJUDGED], 0);
 	// Sequences that violate are not extended: all of them ran otherwise.
