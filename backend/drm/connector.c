@@ -39,10 +39,7 @@ static bool read_state(struct drm_connector *dc, struct kms_connector_state *sta
 		drm_log(dc, LG_ERROR, "cannot read connector %" PRIu32, dc->id);
 		return false;
 	}
-	if (state->has_link_status && state->link_status == LG_LINK_STATUS_BAD) {
-		// i915 lowered its maximum before it said BAD.
-		drm_link_changed(dc);
-	}
+	drm_link_state_read(dc, state);
 	return true;
 }
 

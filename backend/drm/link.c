@@ -112,9 +112,9 @@ static void refresh(struct drm_connector *dc) {
 	link->stale = false;
 	const struct drm_device *device = dc->device;
 	struct kms_connector_state state;
-	bool has_bpc = device->kms->read(device->kms_data, dc->id, &state) &&
-		state.max_bpc != 0;
-	link->max_bpc = has_bpc ? state.max_bpc : DEFAULT_MAX_BPC;
+	if (!link->has_bpc && device->kms->read(device->kms_data, dc->id, &state)) {
+		drm_link_state_read(dc, &state);
+	}
 	struct lg_link_params max;
 	bool inferred = !read_kernel_max(dc, &max);
 	if (inferred && !infer_max(dc, &max)) {
@@ -186,12 +186,23 @@ static const struct drm_link_trained *find_trained(const struct drm_link *link,
 }
 
 void drm_link_reset(struct drm_connector *dc) {
-	dc->dp = (struct drm_link){ .stale = true };
+	dc->dp = (struct drm_link){ .stale = true, .max_bpc = DEFAULT_MAX_BPC };
 	any_sink(&dc->dp.caps);
 }
 
 void drm_link_changed(struct drm_connector *dc) {
 	dc->dp.stale = true;
+}
+
+void drm_link_state_read(struct drm_connector *dc,
+		const struct kms_connector_state *state) {
+	struct drm_link *link = &dc->dp;
+	link->has_bpc = true;
+	link->max_bpc = state->max_bpc != 0 ? state->max_bpc : DEFAULT_MAX_BPC;
+	if (state->has_link_status && state->link_status == LG_LINK_STATUS_BAD) {
+		// i915 lowered its maximum before it said BAD.
+		link->stale = true;
+	}
 }
 
 void drm_link_committed(struct drm_connector *dc, const struct lg_mode *mode) {

@@ -22,6 +22,7 @@
 #define DRM_LINK_TRAINED_MAX 8
 
 struct drm_connector;
+struct kms_connector_state;
 
 /* A mode and the link the sink reported after the kernel trained it. */
 struct drm_link_trained {
@@ -37,6 +38,7 @@ struct drm_link {
 	bool has_max;
 	bool max_inferred; // not read: the smallest that keeps the listed modes
 	struct lg_link_params max; // the driver's maximum
+	bool has_bpc; // max_bpc was read (with the connector's state)
 	uint32_t max_bpc;
 	bool has_lit;
 	struct lg_mode lit; // the mode of the last commit that lit the output
@@ -49,6 +51,13 @@ struct drm_link {
 void drm_link_reset(struct drm_connector *dc);
 /* The driver may have lowered its maximum (link-status BAD, a probe). */
 void drm_link_changed(struct drm_connector *dc);
+/*
+ * The connector's state was read (its link-status, at an event): its
+ * max bpc is kept from it, so that a prediction reads no state of its own
+ * (the BAD that event carried is read once).
+ */
+void drm_link_state_read(struct drm_connector *dc,
+	const struct kms_connector_state *state);
 /* A commit set mode on the output; NULL: the output went off. */
 void drm_link_committed(struct drm_connector *dc, const struct lg_mode *mode);
 /*
