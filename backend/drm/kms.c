@@ -1,12 +1,19 @@
 /*
  * kms_impl on a real DRM device: libdrm on the fd wlroots' DRM backend
- * opened. Reads, and atomic checks through wlroots: the KMS state belongs
+ * opened (and the driver's debugfs files of its connectors, where they
+ * are readable). Reads, and atomic checks through wlroots: the KMS state belongs
  * to wlroots. The one write is blank's DPMS off, right before a commit of
  * wlroots' that turns the CRTC on again, so that wlroots' view of it is
  * true once more when the event loop runs.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 #include <wlr/backend/drm.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_output.h>
@@ -97,6 +104,7 @@ static bool libdrm_read(void *data, uint32_t conn_id,
 		.has_link_status = prop_value(conn, prop, &value),
 		.link_status = value == DRM_MODE_LINK_STATUS_BAD ?
 			LG_LINK_STATUS_BAD : LG_LINK_STATUS_GOOD,
+		.type = conn->connector_type,
 	};
 	drmModeFreeConnector(conn);
 	return true;
@@ -246,6 +254,47 @@ static bool libdrm_blank(void *data, uint32_t conn_id) {
 	return true;
 }
 
+static bool libdrm_driver_name(void *data, char *name, size_t size) {
+	struct kms_libdrm *kms = data;
+	drmVersion *version = drmGetVersion(kms->fd);
+	if (version == NULL) {
+		return false;
+	}
+	snprintf(name, size, "%s", version->name != NULL ? version->name : "");
+	drmFreeVersion(version);
+	return name[0] != '\0';
+}
+
+static ssize_t libdrm_read_debugfs(void *data, const char *conn_name,
+		const char *file, char *buf, size_t size) {
+	struct kms_libdrm *kms = data;
+	struct stat st;
+	if (size == 0 || fstat(kms->fd, &st) != 0) {
+		return -EINVAL;
+	}
+	char path[256];
+	int n = snprintf(path, sizeof(path), "/sys/kernel/debug/dri/%u/%s/%s",
+		minor(st.st_rdev), conn_name, file);
+	if (n < 0 || (size_t)n >= sizeof(path)) {
+		return -ENAMETOOLONG;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		return -errno;
+	}
+	ssize_t len;
+	do {
+		len = read(fd, buf, size - 1);
+	} while (len < 0 && errno == EINTR);
+	int error = errno;
+	close(fd);
+	if (len < 0) {
+		return -error;
+	}
+	buf[len] = '\0';
+	return len;
+}
+
 const struct kms_impl kms_libdrm_impl = {
 	.read = libdrm_read,
 	.get_modes = libdrm_get_modes,
@@ -254,4 +303,6 @@ const struct kms_impl kms_libdrm_impl = {
 	.set_mode = libdrm_set_mode,
 	.test_mode = libdrm_test_mode,
 	.blank = libdrm_blank,
+	.driver_name = libdrm_driver_name,
+	.read_debugfs = libdrm_read_debugfs,
 };

@@ -3,14 +3,16 @@
 
 /*
  * The one seam between backend/drm and the kernel: every libdrm call the
- * DRM backend makes, and the few wlroots calls that only work on DRM
- * outputs, go through a kms_impl. backend/drm/kms.c implements it on
- * wlroots' DRM fd; the tests replay what real kernels report through it.
+ * DRM backend makes, the few wlroots calls that only work on DRM outputs
+ * and the driver's debugfs files go through a kms_impl. backend/drm/kms.c
+ * implements it on wlroots' DRM fd; the tests replay what real kernels
+ * report through it.
  */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <xf86drmMode.h>
 #include <linkguard/link.h>
 #include <linkguard/mode.h>
@@ -24,6 +26,7 @@ struct kms_connector_state {
 	bool connected;
 	bool has_link_status; // the connector has a link-status property
 	enum lg_link_status link_status;
+	uint32_t type; // DRM_MODE_CONNECTOR_*: eDP is an internal panel
 };
 
 /* A connector's mode list (kernel timings, in the kernel's order). */
@@ -62,6 +65,19 @@ struct kms_impl {
 	 * the link (drm_atomic_crtc_needs_modeset()).
 	 */
 	bool (*blank)(void *data, uint32_t conn_id);
+	/*
+	 * The kernel driver's name (drmGetVersion: "i915", "amdgpu") into
+	 * name; false when the device does not say.
+	 */
+	bool (*driver_name)(void *data, char *name, size_t size);
+	/*
+	 * The driver's debugfs file of the connector called conn_name
+	 * (dri/MINOR/<conn_name>/<file>, i915's link files) into buf, NUL
+	 * terminated: the bytes read, or a negative errno (-ENOENT: no such
+	 * file; -EACCES: debugfs is root's, as it mostly is).
+	 */
+	ssize_t (*read_debugfs)(void *data, const char *conn_name, const char *file,
+		char *buf, size_t size);
 };
 
 void kms_modes_finish(struct kms_modes *modes);
