@@ -14,9 +14,6 @@
 #include <kms/device.h>
 #include <kms/identity.h>
 
-#define drm_log(dc, importance, fmt, ...) \
-	lg_log(importance, "drm: %s: " fmt, (dc)->conn->name, ##__VA_ARGS__)
-
 static struct drm_connector *drm_connector_from_conn(struct lg_connector *conn) {
 	return conn->data;
 }

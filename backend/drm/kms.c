@@ -1,10 +1,10 @@
 /*
  * kms_impl on a real DRM device: libdrm on the fd wlroots' DRM backend
- * opened (and the driver's debugfs files of its connectors, where they
- * are readable). Reads, and atomic checks through wlroots: the KMS state belongs
- * to wlroots. The one write is blank's DPMS off, right before a commit of
- * wlroots' that turns the CRTC on again, so that wlroots' view of it is
- * true once more when the event loop runs.
+ * opened, and the driver's debugfs files of its connectors where they are
+ * readable. Reads, and atomic checks through wlroots: the KMS state
+ * belongs to wlroots. The one write is blank's DPMS off, right before a
+ * commit of wlroots' that turns the CRTC on again, so that wlroots' view
+ * of it is true once more when the event loop runs.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -25,9 +25,6 @@
 /* A sink that fails this many reads in a row is not read again. */
 #define AUX_FAILURES_MAX 2
 
-#define drm_log(dc, importance, fmt, ...) \
-	lg_log(importance, "drm: %s: " fmt, (dc)->conn->name, ##__VA_ARGS__)
-
 static bool driver_reports_link(const char *driver) {
 	static const char *const reporting[] = { "i915", "xe" };
 	for (size_t i = 0; i < sizeof(reporting) / sizeof(reporting[0]); i++) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
+#include <linkguard/log.h>
 #include <kms/aux.h>
 #include <kms/reader.h>
 #include <kms/kms.h>
@@ -81,6 +82,10 @@ struct drm_device *drm_device_create(struct lg_manager *manager,
 void drm_device_destroy(struct drm_device *device);
 struct drm_connector *drm_device_find_connector(struct drm_device *device,
 	uint32_t id);
+
+/* A line of the log about a connector: "drm: DP-1: ...". */
+#define drm_log(dc, importance, fmt, ...) \
+	lg_log(importance, "drm: %s: " fmt, (dc)->conn->name, ##__VA_ARGS__)
 
 /* reads.c */
 /* The driver's name, and whether it reports failed links itself. */
