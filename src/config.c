@@ -19,6 +19,7 @@
 /* Where an entry applies, in rising precedence. */
 enum scope {
 	SCOPE_DEFAULTS, // the file, no section or [defaults]
+	SCOPE_DEVICE, // [device NAME]
 	SCOPE_OUTPUT, // [output NAME]
 	SCOPE_MONITOR, // [monitor ID]
 	SCOPE_ENV,
@@ -28,7 +29,7 @@ enum scope {
 
 struct entry {
 	enum scope scope;
-	char *target; // the output or monitor; NULL otherwise
+	char *target; // the device, output or monitor; NULL otherwise
 	const struct setting_key *key;
 	char *value;
 	char *origin; // "PATH:LINE", the variable, or NULL for an option
@@ -150,6 +151,7 @@ static bool section_scope(const char *section, enum scope *scope,
 		const char *prefix;
 		enum scope scope;
 	} kinds[] = {
+		{ "device ", SCOPE_DEVICE },
 		{ "output ", SCOPE_OUTPUT },
 		{ "monitor ", SCOPE_MONITOR },
 	};
@@ -174,8 +176,8 @@ static int handle_key(void *user, const char *section, const char *name,
 	if (!section_scope(section, &scope, &target)) {
 		if (parse->bad_section == NULL || strcmp(parse->bad_section, section) != 0) {
 			lg_log(LG_ERROR, "config: %s: unknown section [%s] (defaults, "
-				"output NAME or monitor ID): its keys are ignored", where,
-				section);
+				"device NAME, output NAME or monitor ID): its keys are "
+				"ignored", where, section);
 			free(parse->bad_section);
 			parse->bad_section = strdup(section);
 		}
@@ -360,19 +362,31 @@ const char *config_path(const struct lg_config *config) {
 	return config->path;
 }
 
+/* What the connector is called in a section of scope, or NULL. */
+static const char *scope_target(const struct config_target *target,
+		enum scope scope) {
+	switch (scope) {
+	case SCOPE_DEVICE:
+		return target->device;
+	case SCOPE_OUTPUT:
+		return target->output;
+	case SCOPE_MONITOR:
+		return target->monitor;
+	default:
+		return NULL;
+	}
+}
+
 static bool entry_applies(const struct entry *entry, enum scope scope,
-		const char *output, const char *monitor) {
+		const struct config_target *target) {
 	if (entry->scope != scope) {
 		return false;
 	}
-	switch (scope) {
-	case SCOPE_OUTPUT:
-		return output != NULL && strcmp(entry->target, output) == 0;
-	case SCOPE_MONITOR:
-		return monitor != NULL && strcmp(entry->target, monitor) == 0;
-	default:
-		return true;
+	if (entry->target == NULL) {
+		return true; // every connector
 	}
+	const char *name = scope_target(target, scope);
+	return name != NULL && strcmp(entry->target, name) == 0;
 }
 
 static enum lg_setting_source scope_source(enum scope scope) {
@@ -388,7 +402,7 @@ static enum lg_setting_source scope_source(enum scope scope) {
 
 /* The entry that sets key for this connector: the last of the strongest scope. */
 static const struct entry *winner(const struct lg_config *config,
-		const struct setting_key *key, const char *output, const char *monitor) {
+		const struct setting_key *key, const struct config_target *target) {
 	const struct entries *lists[] = { &config->file, &config->env, &config->options };
 	const struct entry *found = NULL;
 	for (enum scope scope = 0; scope < SCOPE_COUNT; scope++) {
@@ -396,7 +410,7 @@ static const struct entry *winner(const struct lg_config *config,
 			for (size_t i = 0; i < lists[l]->len; i++) {
 				const struct entry *entry = &lists[l]->list[i];
 				if (entry->key == key &&
-						entry_applies(entry, scope, output, monitor)) {
+						entry_applies(entry, scope, target)) {
 					found = entry;
 				}
 			}
@@ -406,13 +420,13 @@ static const struct entry *winner(const struct lg_config *config,
 }
 
 bool config_resolve(const struct lg_config *config,
-		const struct lg_options *defaults, const char *output, const char *monitor,
+		const struct lg_options *defaults, const struct config_target *target,
 		struct lg_options *options, struct lg_setting *settings) {
 	*options = *defaults;
 	bool ok = true;
 	for (size_t i = 0; i < lg_setting_key_count(); i++) {
 		const struct setting_key *key = setting_key_at(i);
-		const struct entry *entry = winner(config, key, output, monitor);
+		const struct entry *entry = winner(config, key, target);
 		// Entries were validated when read.
 		if (entry != NULL && !setting_parse(key, entry->value, options)) {
 			entry = NULL;

@@ -1,15 +1,18 @@
 /*
- * A connector's settings: linkguard(5) resolved for its name and the
- * monitor on it, applied to its recovery, and logged when they change.
+ * A connector's settings: linkguard(5) resolved for its device, its name
+ * and the monitor on it, applied to its recovery, and logged when they change.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/sysmacros.h>
 #include <linkguard/log.h>
 #include <linkguard/manager.h>
 #include <core/backend.h>
 #include <core/config.h>
 #include <core/configure.h>
 #include <core/recovery.h>
+
+#define DRM_MAJOR 226 // the kernel's, for every DRM device node
 
 /*
  * "settings (monitor DEL-A0B1-123): policy refresh-first (file
@@ -38,12 +41,32 @@ static void log_settings(struct lg_connector *conn, const char *monitor,
 		len > 0 ? line : "the defaults");
 }
 
+/*
+ * What a [device NAME] section names: the kernel's name of the DRM device's
+ * node, "card1" (a primary node's minor is its number). Not a DRM device
+ * (the sim): none.
+ */
+static const char *device_name(const struct lg_connector *conn, char *buf,
+		size_t size) {
+	if (major(conn->device) != DRM_MAJOR) {
+		return NULL;
+	}
+	snprintf(buf, size, "card%u", minor(conn->device));
+	return buf;
+}
+
 bool connector_configure(struct lg_connector *conn, const char *monitor) {
 	struct lg_manager *manager = conn->manager;
 	struct lg_setting *settings = calloc(lg_setting_key_count(), sizeof(*settings));
 	struct lg_options options;
+	char device[32];
+	struct config_target target = {
+		.device = device_name(conn, device, sizeof(device)),
+		.output = conn->name,
+		.monitor = monitor,
+	};
 	if (settings == NULL || !config_resolve(manager->config, &manager->options,
-			conn->name, monitor, &options, settings)) {
+			&target, &options, settings)) {
 		settings_finish(settings);
 		free(settings);
 		lg_conn_log(conn, LG_ERROR, "allocation failed: settings unchanged");

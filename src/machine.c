@@ -184,20 +184,48 @@ static void sink_was_read(struct lg_machine *m, const struct lg_machine_facts *f
 }
 
 /*
+ * When the read budget allows the next read: now, or later. Its window is
+ * a minute, or 12 polls where a compositor polls faster (its tests).
+ */
+static uint64_t budget_allows(const struct lg_machine *m, uint64_t now) {
+	uint64_t oldest = m->read_at[m->read_head];
+	if (oldest == 0) {
+		return now;
+	}
+	uint64_t window = (uint64_t)MACHINE_WATCHFUL_POLLS * m->config->sink_poll_ms;
+	if (window == 0 || window > MACHINE_READS_WINDOW_MS) {
+		window = MACHINE_READS_WINDOW_MS;
+	}
+	return oldest + window > now ? oldest + window : now;
+}
+
+/*
  * The read is due: READ_SINK, unless a BAD waits for the commit that
- * answers it, or the session is away: then at the next poll.
+ * answers it, or the session is away: then at the next poll, or once
+ * settled where there is none (a read after an event is not lost); past
+ * the budget, once it allows one.
  */
 static bool read_due(struct lg_machine *m, const struct lg_machine_facts *facts,
 		struct lg_actions *out) {
-	if (m->read_ms == 0 || m->read_ms > facts->now_ms) {
+	uint64_t now = facts->now_ms;
+	if (m->read_ms == 0 || m->read_ms > now) {
 		return false;
 	}
 	if (!can_read(m, facts) || m->bad_pending || m->session_away ||
 			m->await != MACHINE_AWAIT_NONE) {
-		schedule_read(m, facts, poll_wait(m, facts->now_ms));
+		uint64_t wait = poll_wait(m, now);
+		uint32_t settle_ms = m->config->settle_ms;
+		schedule_read(m, facts, wait > 0 ? wait : settle_ms > 0 ? settle_ms : 1);
+		return false;
+	}
+	uint64_t allowed = budget_allows(m, now);
+	if (allowed > now) {
+		m->read_ms = allowed;
 		return false;
 	}
 	m->read_ms = 0; // its answer schedules the next
+	m->read_at[m->read_head] = now;
+	m->read_head = (m->read_head + 1) % MACHINE_READS_PER_MIN;
 	emit(out, LG_ACTION_READ_SINK);
 	return true;
 }

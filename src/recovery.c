@@ -72,8 +72,21 @@ static bool recovery_skipped_at(void *data, const struct lg_mode *mode,
 	return known_bad_skipped_at(data, mode, link);
 }
 
+/*
+ * The sink's read schedule as its settings and backend allow it now (a
+ * device whose reads failed stops being read, i915 can stop retraining).
+ */
+static void configure_reads(struct lg_connector *conn) {
+	struct lg_machine_config *config = &conn->recovery->config;
+	uint32_t reads = sink_reads(conn);
+	config->read_sink = reads != 0;
+	config->sink_poll_ms = reads & LG_SINK_READS_POLL ?
+		conn->options->sink_poll_ms : 0;
+}
+
 static void recovery_facts(void *data, struct lg_machine_facts *facts) {
 	struct lg_connector *conn = data;
+	configure_reads(conn);
 	*facts = (struct lg_machine_facts){
 		.now_ms = lg_now_ms(),
 		.connected = conn->connected,
@@ -399,9 +412,8 @@ void recovery_configure(struct lg_connector *conn) {
 		.backoff_max_ms = options->backoff_max_ms,
 		.link_errors_step_down = options->link_errors_step_down,
 		.sink_settle_ms = options->sink_settle_ms,
-		.read_sink = conn->impl->get_sink_status != NULL,
-		.sink_poll_ms = options->sink_poll_ms,
 		.link_errors_per_min = options->link_errors_per_min,
+		// read_sink, sink_poll_ms: configure_reads(), at every step
 	};
 }
 

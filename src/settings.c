@@ -101,6 +101,28 @@ static void format_bool(const void *field, char *buf, size_t size) {
 	snprintf(buf, size, "%s", *(const bool *)field ? "on" : "off");
 }
 
+static const char *const read_dpcd_names[] = {
+	[LG_READ_DPCD_AUTO] = "auto",
+	[LG_READ_DPCD_ON] = "on",
+	[LG_READ_DPCD_OFF] = "off",
+};
+
+static bool parse_read_dpcd(const struct setting_key *key, const char *text,
+		void *field) {
+	size_t n = sizeof(read_dpcd_names) / sizeof(read_dpcd_names[0]);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(text, read_dpcd_names[i]) == 0) {
+			*(enum lg_read_dpcd *)field = (enum lg_read_dpcd)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void format_read_dpcd(const void *field, char *buf, size_t size) {
+	snprintf(buf, size, "%s", read_dpcd_names[*(const enum lg_read_dpcd *)field]);
+}
+
 /* Hz as given, kept in mHz; 0 is no floor. */
 static bool parse_refresh(const struct setting_key *key, const char *text,
 		void *field) {
@@ -210,6 +232,9 @@ static const struct setting_type type_policy = {
 static const struct setting_type type_bool = {
 	parse_bool, format_bool, "on or off",
 };
+static const struct setting_type type_read_dpcd = {
+	parse_read_dpcd, format_read_dpcd, "auto, on or off",
+};
 static const struct setting_type type_refresh = {
 	parse_refresh, format_refresh, "a refresh rate in Hz (0: none)",
 };
@@ -236,6 +261,7 @@ static const struct setting_key keys[] = {
 	{ "allow-retry", &type_bool, OPTION(allow_retry), 0, 0 },
 	{ "link-errors-per-min", &type_count, OPTION(link_errors_per_min), 0, 1000000 },
 	{ "link-errors-step-down", &type_bool, OPTION(link_errors_step_down), 0, 0 },
+	{ "read-dpcd", &type_read_dpcd, OPTION(read_dpcd), 0, 0 },
 };
 
 #define N_KEYS (sizeof(keys) / sizeof(keys[0]))

@@ -10,7 +10,10 @@
  * from inside a commit or a probe, then polled. What a read found goes
  * back to the machine, whose unlock debounce and error verdict judge it.
  * One read is three AUX transactions (six on kernels before 6.17, which
- * probe first); backend/drm bounds it (kms/reader.h).
+ * probe first); backend/drm bounds it (kms/reader.h). Which sinks are read
+ * at all, and which polled between events, is the backend's answer
+ * (linkguard/backend.h, enum lg_sink_reads) narrowed by linkguard(5)'s
+ * read-dpcd.
  */
 #include <wlr/types/wlr_output.h>
 #include <linkguard/manager.h>
@@ -63,6 +66,21 @@ static bool dark(const struct lg_connector *conn) {
 	return conn->connected && conn->output != NULL && conn->output->enabled &&
 		conn->link_status == LG_LINK_STATUS_GOOD && conn->has_sink_status &&
 		!conn->sink_status.uhbr && !lg_sink_status_locked(&conn->sink_status);
+}
+
+uint32_t sink_reads(const struct lg_connector *conn) {
+	if (conn->impl->get_sink_status == NULL ||
+			conn->options->read_dpcd == LG_READ_DPCD_OFF) {
+		return 0;
+	}
+	uint32_t reads = conn->impl->sink_reads != NULL ?
+		conn->impl->sink_reads((struct lg_connector *)conn) :
+		LG_SINK_READS_EVENTS | LG_SINK_READS_POLL;
+	if ((reads & LG_SINK_READS_INTERNAL) &&
+			conn->options->read_dpcd != LG_READ_DPCD_ON) {
+		return 0;
+	}
+	return reads & LG_SINK_READS_EVENTS ? reads : 0;
 }
 
 bool sink_read(struct lg_connector *conn, bool *unlocked, struct lg_sink_errors *errors) {

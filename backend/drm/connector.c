@@ -14,9 +14,6 @@
 #include <kms/device.h>
 #include <kms/identity.h>
 
-#define drm_log(dc, importance, fmt, ...) \
-	lg_log(importance, "drm: %s: " fmt, (dc)->conn->name, ##__VA_ARGS__)
-
 static struct drm_connector *drm_connector_from_conn(struct lg_connector *conn) {
 	return conn->data;
 }
@@ -46,10 +43,12 @@ static bool read_state(struct drm_connector *dc, struct kms_connector_state *sta
 static enum lg_link_status drm_get_link_status(struct lg_connector *conn) {
 	struct drm_connector *dc = drm_connector_from_conn(conn);
 	struct kms_connector_state state;
-	if (!read_state(dc, &state) || !state.has_link_status) {
+	if (!read_state(dc, &state)) {
 		return LG_LINK_STATUS_GOOD;
 	}
-	return state.link_status;
+	// Asked before every DPCD read: what decides the next ones is fresh.
+	drm_connector_update_reads(dc, &state);
+	return state.has_link_status ? state.link_status : LG_LINK_STATUS_GOOD;
 }
 
 static enum lg_probe_result drm_probe(struct lg_connector *conn,
@@ -113,27 +112,6 @@ static bool drm_blank(struct lg_connector *conn) {
 	return dc->device->kms->blank(dc->device->kms_data, dc->id);
 }
 
-/*
- * A failed DPCD read is said once per streak of the same failure (a read
- * skipped behind a hung one is of the hung one's): a sink asleep or
- * unplugged mid-read does not answer AUX, and the next read may.
- */
-static void read_failed(struct drm_connector *dc, int ret) {
-	int error = ret == -EBUSY ? -ETIMEDOUT : ret;
-	enum lg_log_importance importance =
-		error == dc->aux_error ? LG_DEBUG : LG_INFO;
-	dc->aux_error = error;
-	if (ret == -ETIMEDOUT) {
-		drm_log(dc, importance, "DPCD read not answered in %" PRIu32 " ms: "
-			"the sink is read less often until it answers",
-			dc->device->aux_timeout_ms);
-	} else if (ret == -EBUSY) {
-		drm_log(dc, importance, "DPCD read skipped: the last one still hangs");
-	} else {
-		drm_log(dc, importance, "DPCD read failed: %s", strerror(-ret));
-	}
-}
-
 /* The sink's DPCD, within the deadline (kms/reader.h). */
 static bool drm_get_sink_status(struct lg_connector *conn,
 		struct lg_sink_status *status) {
@@ -146,10 +124,11 @@ static bool drm_get_sink_status(struct lg_connector *conn,
 	int ret = aux_reader_read(&dc->reader, device->aux, device->aux_data,
 		dc->aux_fd, &regs);
 	if (ret != 0) {
-		read_failed(dc, ret);
+		drm_connector_read_failed(dc, ret);
 		return false;
 	}
 	dc->aux_error = 0;
+	dc->aux_failures = 0;
 	if (!dpcd_decode(&regs, status)) {
 		drm_log(dc, LG_DEBUG, "DPCD holds no DisplayPort link state: ignored");
 		return false;
@@ -228,6 +207,7 @@ static const struct lg_connector_impl drm_connector_impl = {
 	.get_identity = drm_get_identity,
 	.destroy = drm_destroy,
 	.choose_link = drm_choose_link,
+	.sink_reads = drm_connector_sink_reads,
 };
 
 static const char *destroy_cause_name(enum drm_destroy_cause cause) {
@@ -296,6 +276,10 @@ void drm_connector_set_output(struct drm_connector *dc, struct wlr_output *outpu
 	read_identity(dc);
 	open_aux(dc);
 	drm_link_reset(dc);
+	struct kms_connector_state state;
+	if (read_state(dc, &state)) {
+		drm_connector_update_reads(dc, &state);
+	}
 	if (output->description != NULL) {
 		lg_connector_set_description(dc->conn, output->description);
 	}
@@ -340,6 +324,7 @@ bool drm_connector_wants_check(struct drm_connector *dc,
 		drm_log(dc, LG_INFO, "disconnected: wlroots removes the output");
 		return false;
 	}
+	drm_connector_update_reads(dc, &state);
 	if (!state.has_link_status) {
 		drm_log(dc, LG_DEBUG, "no link-status property: nothing to watch");
 		return false;

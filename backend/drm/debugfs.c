@@ -1,7 +1,8 @@
 /*
- * The link maximum i915 and xe allow a DisplayPort connector now, from
- * their debugfs files (Linux 6.11 and later): the limits their link
- * training fallback lowers. Readable by root only on most systems.
+ * The driver's debugfs files of a connector: among them the link maximum
+ * i915 and xe allow a DisplayPort connector now (Linux 6.11 and later),
+ * the limits their link training fallback lowers. Readable by root only
+ * on most systems.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +15,14 @@
 #include <dp/dp.h>
 #include <kms/kms.h>
 
-/* The file holds a decimal number and a newline (DEFINE_DEBUGFS_ATTRIBUTE). */
-static int read_number(const char *dir, const char *file, uint64_t *value) {
+ssize_t kms_debugfs_read(const char *root, dev_t card, const char *name,
+		const char *file, char *buf, size_t size) {
+	if (size == 0) {
+		return -EINVAL;
+	}
 	char path[512];
-	int n = snprintf(path, sizeof(path), "%s/%s", dir, file);
+	int n = snprintf(path, sizeof(path), "%s/dri/%u/%s/%s", root, minor(card),
+		name, file);
 	if (n < 0 || (size_t)n >= sizeof(path)) {
 		return -ENAMETOOLONG;
 	}
@@ -25,10 +30,9 @@ static int read_number(const char *dir, const char *file, uint64_t *value) {
 	if (fd < 0) {
 		return -errno;
 	}
-	char buf[32];
 	ssize_t len;
 	do {
-		len = read(fd, buf, sizeof(buf) - 1);
+		len = read(fd, buf, size - 1);
 	} while (len < 0 && errno == EINTR);
 	int error = len < 0 ? -errno : 0;
 	close(fd);
@@ -36,6 +40,17 @@ static int read_number(const char *dir, const char *file, uint64_t *value) {
 		return error;
 	}
 	buf[len] = '\0';
+	return len;
+}
+
+/* The file holds a decimal number and a newline (DEFINE_DEBUGFS_ATTRIBUTE). */
+static int read_number(const char *root, dev_t card, const char *name,
+		const char *file, uint64_t *value) {
+	char buf[32];
+	ssize_t len = kms_debugfs_read(root, card, name, file, buf, sizeof(buf));
+	if (len < 0) {
+		return (int)len;
+	}
 	if (len == 0 || buf[0] < '0' || buf[0] > '9') {
 		return -EINVAL;
 	}
@@ -50,15 +65,10 @@ static int read_number(const char *dir, const char *file, uint64_t *value) {
 
 int kms_debugfs_link_max(const char *root, dev_t card, const char *name,
 		struct lg_link_params *max) {
-	char dir[256];
-	int n = snprintf(dir, sizeof(dir), "%s/dri/%u/%s", root, minor(card), name);
-	if (n < 0 || (size_t)n >= sizeof(dir)) {
-		return -ENAMETOOLONG;
-	}
 	uint64_t rate, lanes;
-	int ret = read_number(dir, "i915_dp_max_link_rate", &rate);
+	int ret = read_number(root, card, name, "i915_dp_max_link_rate", &rate);
 	if (ret == 0) {
-		ret = read_number(dir, "i915_dp_max_lane_count", &lanes);
+		ret = read_number(root, card, name, "i915_dp_max_lane_count", &lanes);
 	}
 	if (ret != 0) {
 		return ret;

@@ -128,6 +128,7 @@ struct drm_device *drm_device_create(struct lg_manager *manager,
 	device->aux_data = aux_data;
 	device->aux_timeout_ms = AUX_TIMEOUT_MS;
 	wl_list_init(&device->connectors);
+	drm_device_read_driver(device);
 
 	/*
 	 * At the head of both lists, ahead of wlroots' own listeners: the

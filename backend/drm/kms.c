@@ -1,12 +1,19 @@
 /*
  * kms_impl on a real DRM device: libdrm on the fd wlroots' DRM backend
- * opened. Reads, and atomic checks through wlroots: the KMS state belongs
- * to wlroots. The one write is blank's DPMS off, right before a commit of
- * wlroots' that turns the CRTC on again, so that wlroots' view of it is
- * true once more when the event loop runs.
+ * opened, and the driver's debugfs files of its connectors where they are
+ * readable. Reads, and atomic checks through wlroots: the KMS state
+ * belongs to wlroots. The one write is blank's DPMS off, right before a
+ * commit of wlroots' that turns the CRTC on again, so that wlroots' view
+ * of it is true once more when the event loop runs.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 #include <wlr/backend/drm.h>
 #include <wlr/types/wlr_buffer.h>
 #include <wlr/types/wlr_output.h>
@@ -97,6 +104,7 @@ static bool libdrm_read(void *data, uint32_t conn_id,
 		.has_link_status = prop_value(conn, prop, &value),
 		.link_status = value == DRM_MODE_LINK_STATUS_BAD ?
 			LG_LINK_STATUS_BAD : LG_LINK_STATUS_GOOD,
+		.type = conn->connector_type,
 	};
 	// Each connector has a "max bpc" of its own (its range is the driver's
 	// for that connector): looked up every time.
@@ -255,7 +263,29 @@ static bool libdrm_blank(void *data, uint32_t conn_id) {
 
 static int libdrm_read_link_max(void *data, dev_t card, const char *name,
 		struct lg_link_params *max) {
-	return kms_debugfs_link_max("/sys/kernel/debug", card, name, max);
+	return kms_debugfs_link_max(KMS_DEBUGFS_ROOT, card, name, max);
+}
+
+static bool libdrm_driver_name(void *data, char *name, size_t size) {
+	struct kms_libdrm *kms = data;
+	drmVersion *version = drmGetVersion(kms->fd);
+	if (version == NULL) {
+		return false;
+	}
+	snprintf(name, size, "%s", version->name != NULL ? version->name : "");
+	drmFreeVersion(version);
+	return name[0] != '\0';
+}
+
+static ssize_t libdrm_read_debugfs(void *data, const char *conn_name,
+		const char *file, char *buf, size_t size) {
+	struct kms_libdrm *kms = data;
+	struct stat st;
+	if (fstat(kms->fd, &st) != 0) {
+		return -errno;
+	}
+	return kms_debugfs_read(KMS_DEBUGFS_ROOT, st.st_rdev, conn_name, file,
+		buf, size);
 }
 
 const struct kms_impl kms_libdrm_impl = {
@@ -267,4 +297,6 @@ const struct kms_impl kms_libdrm_impl = {
 	.test_mode = libdrm_test_mode,
 	.blank = libdrm_blank,
 	.read_link_max = libdrm_read_link_max,
+	.driver_name = libdrm_driver_name,
+	.read_debugfs = libdrm_read_debugfs,
 };

@@ -30,14 +30,21 @@ bool config_reload(struct lg_config *config);
 /* The file read, or NULL. */
 const char *config_path(const struct lg_config *config);
 
+/* What a connector's sections name; each may be NULL. */
+struct config_target {
+	const char *device; // its DRM device, "card1"
+	const char *output; // the connector, "DP-1"
+	const char *monitor; // the monitor's identity
+};
+
 /*
  * What a connector runs with: defaults, then the file's defaults, its
- * [output NAME], its [monitor ID] (monitor may be NULL), the environment,
+ * [device NAME], its [output NAME], its [monitor ID], the environment,
  * the options. settings has lg_setting_key_count() entries; their origins
  * are malloc'ed (settings_finish()). False when out of memory.
  */
 bool config_resolve(const struct lg_config *config,
-	const struct lg_options *defaults, const char *output, const char *monitor,
+	const struct lg_options *defaults, const struct config_target *target,
 	struct lg_options *options, struct lg_setting *settings);
 void settings_finish(struct lg_setting *settings);
 /* Same values, sources and origins. */

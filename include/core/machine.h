@@ -37,6 +37,17 @@
 #define MACHINE_WATCHFUL_POLLS 12
 #define MACHINE_IDLE_POLLS 6
 #define MACHINE_MAX_BACKOFF 8
+/*
+ * The read budget: at most MACHINE_READS_PER_MIN reads of a sink in any
+ * minute (in any MACHINE_WATCHFUL_POLLS polls where sink_poll_ms is below
+ * 5 s); a read due past it waits for the oldest to be that old. The
+ * default schedule reads 12 times a minute at most (a read once settled,
+ * then a poll every 5 s): the rest is for the unlock debounce's second
+ * read and the reads after further events, which a storm of them (a
+ * hotplug every settle_ms) would otherwise turn into two reads a second.
+ */
+#define MACHINE_READS_PER_MIN 20
+#define MACHINE_READS_WINDOW_MS 60000
 
 struct lg_machine_config {
 	enum lg_policy policy;
@@ -268,6 +279,9 @@ struct lg_machine {
 	// last hotplug or modeset; failed_reads: in a row
 	uint64_t read_ms, changed_ms;
 	uint32_t failed_reads;
+	// The last reads' times (ring; 0: none), for the read budget
+	uint64_t read_at[MACHINE_READS_PER_MIN];
+	uint32_t read_head;
 
 	// P2: when linkguard's last modesets were (ring), and the backoff
 	uint64_t modeset_ms[MACHINE_BUDGET_MODESETS];

@@ -18,6 +18,12 @@ struct lg_connector;
  * *errors: the symbol errors counted since the read before, none of a
  * 128b/132b link (not decoded).
  */
+/*
+ * The reads of the sink that happen now (enum lg_sink_reads bits): none
+ * without LG_SINK_READS_EVENTS, where read-dpcd is off, and on an internal
+ * panel unless read-dpcd is on.
+ */
+uint32_t sink_reads(const struct lg_connector *conn);
 bool sink_read(struct lg_connector *conn, bool *unlocked, struct lg_sink_errors *errors);
 /* The output or the sink is gone: nothing is known. */
 void sink_stop(struct lg_connector *conn);

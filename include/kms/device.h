@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <wayland-server-core.h>
+#include <linkguard/log.h>
 #include <kms/aux.h>
 #include <kms/link.h>
 #include <kms/reader.h>
@@ -42,6 +43,9 @@ struct drm_device {
 	void *aux_data;
 	bool aux_denied_logged; // no access to an AUX device: said once
 	uint32_t aux_timeout_ms; // a DPCD read not answered by then failed
+	// The driver reports a failed link (BAD) and retrains a lost lock
+	// itself (i915, xe): its sinks are read at events only (reads.c)
+	bool reports_link;
 	struct wl_list connectors; // drm_connector.link
 
 	struct wl_listener change;
@@ -61,6 +65,9 @@ struct drm_connector {
 	struct aux_reader reader; // reads it within device->aux_timeout_ms
 	int aux_error; // how the last DPCD read failed, 0: it did not
 	struct drm_link dp; // what choose_link predicts from
+	uint32_t aux_failures; // DPCD reads failed in a row
+	bool internal; // an internal panel (eDP)
+	bool retrain_disabled; // i915 stopped retraining the link (debugfs)
 	enum drm_destroy_cause last_destroy;
 	struct wl_listener output_destroy;
 	struct wl_list link; // drm_device.connectors
@@ -77,6 +84,28 @@ struct drm_device *drm_device_create(struct lg_manager *manager,
 void drm_device_destroy(struct drm_device *device);
 struct drm_connector *drm_device_find_connector(struct drm_device *device,
 	uint32_t id);
+
+/* A line of the log about a connector: "drm: DP-1: ...". */
+#define drm_log(dc, importance, fmt, ...) \
+	lg_log(importance, "drm: %s: " fmt, (dc)->conn->name, ##__VA_ARGS__)
+
+/* reads.c */
+/* The driver's name, and whether it reports failed links itself. */
+void drm_device_read_driver(struct drm_device *device);
+/*
+ * What decides the connector's sink reads (lg_connector_impl.sink_reads):
+ * its type, and whether i915 stopped retraining it. Cheap enough for
+ * every hotplug event and every DPCD read.
+ */
+void drm_connector_update_reads(struct drm_connector *dc,
+	const struct kms_connector_state *state);
+uint32_t drm_connector_sink_reads(struct lg_connector *conn);
+/*
+ * A DPCD read failed or timed out (ret, a negative errno); said once per
+ * streak. The second in a row backs the connector's AUX device off for
+ * good, said once.
+ */
+void drm_connector_read_failed(struct drm_connector *dc, int ret);
 
 /* connector.c */
 struct drm_connector *drm_connector_create(struct drm_device *device,

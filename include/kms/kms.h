@@ -3,9 +3,10 @@
 
 /*
  * The one seam between backend/drm and the kernel: every libdrm call the
- * DRM backend makes, and the few wlroots calls that only work on DRM
- * outputs, go through a kms_impl. backend/drm/kms.c implements it on
- * wlroots' DRM fd; the tests replay what real kernels report through it.
+ * DRM backend makes, the few wlroots calls that only work on DRM outputs
+ * and the driver's debugfs files go through a kms_impl. backend/drm/kms.c
+ * implements it on wlroots' DRM fd; the tests replay what real kernels
+ * report through it.
  */
 
 #include <stdbool.h>
@@ -26,6 +27,7 @@ struct kms_connector_state {
 	bool has_link_status; // the connector has a link-status property
 	enum lg_link_status link_status;
 	uint32_t max_bpc; // the "max bpc" property; 0: the connector has none
+	uint32_t type; // DRM_MODE_CONNECTOR_*: eDP is an internal panel
 };
 
 /* A connector's mode list (kernel timings, in the kernel's order). */
@@ -73,6 +75,19 @@ struct kms_impl {
 	 */
 	int (*read_link_max)(void *data, dev_t card, const char *name,
 		struct lg_link_params *max);
+	/*
+	 * The kernel driver's name (drmGetVersion: "i915", "amdgpu") into
+	 * name; false when the device does not say.
+	 */
+	bool (*driver_name)(void *data, char *name, size_t size);
+	/*
+	 * The driver's debugfs file of the connector called conn_name
+	 * (dri/MINOR/<conn_name>/<file>, i915's link files) into buf, NUL
+	 * terminated: the bytes read, or a negative errno (-ENOENT: no such
+	 * file; -EACCES: debugfs is root's, as it mostly is).
+	 */
+	ssize_t (*read_debugfs)(void *data, const char *conn_name, const char *file,
+		char *buf, size_t size);
 };
 
 void kms_modes_finish(struct kms_modes *modes);
@@ -90,6 +105,15 @@ struct kms_libdrm {
 
 extern const struct kms_impl kms_libdrm_impl;
 
+#define KMS_DEBUGFS_ROOT "/sys/kernel/debug"
+
+/*
+ * The file <root>/dri/<minor of card>/<name>/<file> (root: the debugfs
+ * mount) into buf, NUL terminated: the bytes read, or a negative errno;
+ * kms_impl.read_debugfs's answers.
+ */
+ssize_t kms_debugfs_read(const char *root, dev_t card, const char *name,
+	const char *file, char *buf, size_t size);
 /*
  * i915's link maximum from <root>/dri/<minor>/<name>/ (root: the debugfs
  * mount); kms_impl.read_link_max's answers.

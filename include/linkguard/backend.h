@@ -97,6 +97,47 @@ struct lg_connector_impl {
 	 */
 	bool (*choose_link)(struct lg_connector *conn, const struct lg_mode *mode,
 		struct lg_link_params *params);
+	/*
+	 * Optional, after choose_link: which reads of the sink's DPCD buy
+	 * something on this connector now, enum lg_sink_reads bits; asked
+	 * before every step of its recovery, so cheap (a cached answer).
+	 * Without it: LG_SINK_READS_EVENTS | LG_SINK_READS_POLL.
+	 */
+	uint32_t (*sink_reads)(struct lg_connector *conn);
+};
+
+/*
+ * The reads of a sink's DPCD a backend allows (lg_connector_impl.sink_reads).
+ * AUX transactions are themselves a fault source (docks that drop the link,
+ * branch devices that NAK, reads that hang, a panel woken from self
+ * refresh): a read happens only where it can find what the driver does not
+ * report. linkguard(5)'s read-dpcd setting narrows it further.
+ *
+ * The budget: at most 20 reads per connector in any minute (the core's
+ * MACHINE_READS_PER_MIN; in any 12 polls where a compositor sets
+ * sink_poll_ms below 5 s), each three AUX transactions (six before Linux
+ * 6.17), however many events come; with the default sink_poll_ms a polled
+ * connector is read 12 times a minute in the minute after a change, then
+ * twice a minute, and one read at events only once after each change.
+ */
+enum lg_sink_reads {
+	/*
+	 * Once the link settled after a hotplug event or a modeset: the
+	 * trained link, and a lock lost in the training.
+	 */
+	LG_SINK_READS_EVENTS = 1 << 0,
+	/*
+	 * Between events too, every sink_poll_ms and less often on a quiet
+	 * link: where the driver reports no failed link itself (amdgpu,
+	 * nouveau, msm), or stopped retraining it (i915's
+	 * i915_dp_link_retrain_disabled).
+	 */
+	LG_SINK_READS_POLL = 1 << 1,
+	/*
+	 * An internal panel (eDP): read only where read-dpcd = on (a read can
+	 * wake a panel in self refresh, and its link is no cable's).
+	 */
+	LG_SINK_READS_INTERNAL = 1 << 2,
 };
 
 /**

@@ -15,6 +15,18 @@ struct wlr_session;
 struct wlr_output;
 struct wlr_output_state;
 
+/* Whose DPCD is read (linkguard(5) read-dpcd). */
+enum lg_read_dpcd {
+	/*
+	 * Where a read finds what the driver does not report: at events
+	 * everywhere, polled where the backend says so, never an internal
+	 * panel (linkguard/backend.h, enum lg_sink_reads).
+	 */
+	LG_READ_DPCD_AUTO,
+	LG_READ_DPCD_ON, // as auto, an internal panel too
+	LG_READ_DPCD_OFF, // never
+};
+
 /*
  * What linkguard does, for every connector. These are the compositor's
  * defaults: unless read_config is false, the configuration file and the
@@ -44,10 +56,12 @@ struct lg_options {
 	uint32_t max_tests;
 	/*
 	 * The sink's DPCD, where the backend reads it (DisplayPort AUX): read
-	 * settle_ms after hotplug events and modesets, then every sink_poll_ms
-	 * for 12 polls, then every 6 x sink_poll_ms while an output is enabled
-	 * (0: only after events); lanes the sink reports unlocked for
-	 * sink_settle_ms with link-status GOOD are a dark link to recover.
+	 * settle_ms after hotplug events and modesets, then, where the backend
+	 * polls it (linkguard/backend.h, enum lg_sink_reads), every
+	 * sink_poll_ms for 12 polls, then every 6 x sink_poll_ms while an
+	 * output is enabled (0: only after events); lanes the sink reports
+	 * unlocked for sink_settle_ms with link-status GOOD are a dark link
+	 * to recover.
 	 */
 	uint32_t sink_poll_ms;
 	uint32_t sink_settle_ms;
@@ -92,6 +106,11 @@ struct lg_options {
 	/* NULL: linkguard commits itself. See linkguard/commit.h. */
 	lg_commit_func_t commit;
 	void *commit_data;
+	/*
+	 * Last (added after the others): whose sinks' DPCD is read at all
+	 * (linkguard(5) read-dpcd); see sink_poll_ms.
+	 */
+	enum lg_read_dpcd read_dpcd;
 };
 
 /** Fills options with the defaults. */

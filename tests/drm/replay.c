@@ -7,6 +7,7 @@
 #include <wlr/backend.h>
 #include <wlr/backend/headless.h>
 #include <wlr/types/wlr_output.h>
+#include "edid.h"
 #include "replay.h"
 
 static struct replay_connector *find(struct replay *replay, uint32_t id) {
@@ -49,6 +50,7 @@ static bool replay_read(void *data, uint32_t conn_id,
 		.has_link_status = rc->has_link_status,
 		.link_status = rc->link_status,
 		.max_bpc = rc->max_bpc,
+		.type = rc->type != 0 ? rc->type : DRM_MODE_CONNECTOR_DisplayPort,
 	};
 	return true;
 }
@@ -78,7 +80,13 @@ static bool replay_get_modes(void *data, uint32_t conn_id, bool force,
 
 static bool replay_get_edid(void *data, uint32_t conn_id, void **edid,
 		size_t *size) {
-	return false;
+	struct replay_connector *rc = find(data, conn_id);
+	if (rc == NULL || rc->serial == NULL || (*edid = malloc(128)) == NULL) {
+		return false;
+	}
+	make_edid(*edid, rc->serial);
+	*size = 128;
+	return true;
 }
 
 static void handle_commit(struct wl_listener *listener, void *data);
@@ -249,6 +257,29 @@ static int replay_read_link_max(void *data, dev_t card, const char *name,
 	return kms_debugfs_link_max(replay->debugfs, card, name, max);
 }
 
+static bool replay_driver_name(void *data, char *name, size_t size) {
+	const struct replay *replay = data;
+	if (replay->driver == NULL) {
+		return false;
+	}
+	snprintf(name, size, "%s", replay->driver);
+	return true;
+}
+
+/* debugfs is root's: only the files a test gave are readable. */
+static ssize_t replay_read_debugfs(void *data, const char *conn_name,
+		const char *file, char *buf, size_t size) {
+	struct replay_connector *rc = find_by_name(data, conn_name);
+	if (rc == NULL || strcmp(file, "i915_dp_link_retrain_disabled") != 0) {
+		return -ENOENT;
+	}
+	if (rc->retrain_disabled == NULL) {
+		return -EACCES;
+	}
+	int n = snprintf(buf, size, "%s", rc->retrain_disabled);
+	return n < (int)size ? n : (ssize_t)size - 1;
+}
+
 const struct kms_impl replay_kms_impl = {
 	.read = replay_read,
 	.get_modes = replay_get_modes,
@@ -258,6 +289,8 @@ const struct kms_impl replay_kms_impl = {
 	.test_mode = replay_test_mode,
 	.blank = replay_blank,
 	.read_link_max = replay_read_link_max,
+	.driver_name = replay_driver_name,
+	.read_debugfs = replay_read_debugfs,
 };
 
 static int handle_uevent_timer(void *data) {

@@ -58,6 +58,11 @@ struct replay_connector {
 	uint8_t dpcd[REPLAY_DPCD_SIZE];
 	uint8_t dpcd_ext[DPCD_EXT_CAPS_LEN]; // at DPCD_EXT_CAPS
 	int aux_opens, aux_closes, aux_reads;
+	uint32_t type; // DRM_MODE_CONNECTOR_*; 0: DisplayPort
+	const char *serial; // the monitor's EDID's serial string; NULL: no EDID
+	// i915_dp_link_retrain_disabled's text in debugfs ("yes\n"); NULL:
+	// not readable
+	const char *retrain_disabled;
 	struct wl_listener commit;
 	struct wl_listener destroy;
 };
@@ -70,6 +75,7 @@ struct replay {
 	struct replay_connector conns[REPLAY_MAX_CONNECTORS];
 	size_t n_conns;
 	struct replay_connector *adding; // bound by the next new output
+	const char *driver; // drmGetVersion's name; NULL: it names none
 	struct wl_event_source *uevent_timer;
 	uint32_t pending_uevent; // connector id of the queued uevent
 	// i915's debugfs mount (tests write its files); empty: none (amdgpu).

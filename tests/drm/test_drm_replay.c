@@ -5,6 +5,7 @@
  * asserts the commits linkguard made and that no output was destroyed
  * where none had to be.
  */
+#define _GNU_SOURCE // mkdtemp
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,8 +13,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 #include <wlr/backend.h>
 #include <wlr/types/wlr_output.h>
+#include <core/backend.h>
 #include <core/recovery.h>
 #include <kms/device.h>
 #include <linkguard/backend.h>
@@ -857,11 +860,11 @@ static void test_hung_aux_costs_one_timeout(void) {
 	harness_dispatch_for(&f.h, 2000);
 	wl_event_source_remove(ticker);
 	check(ticks >= 50); // every 10 ms: 170 on an idle machine
-	// Read 50 ms after the plug, then 300 and 600 ms after each failed
-	// read ended (6 polls, then twice as many): each hung 100 ms.
-	check(rc->aux_reads >= 2 && rc->aux_reads <= 3);
+	// Read 50 ms after the plug, then 300 ms after that read ended (6
+	// polls): each hung 100 ms; the second backed the device off.
+	check_int_eq(rc->aux_reads, 2);
 	check_int_eq(log_hits, 1); // "not answered in 100 ms"
-	check_int_eq(log_hits_quiet, rc->aux_reads - 1); // the same, at debug
+	check_int_eq(log_hits_quiet, 1); // the same, at debug
 	check(!conn_of(&f, 42)->has_sink_status);
 	check_int_eq(f.h.modesets, 1);
 	watch(NULL, LG_SILENT);
@@ -896,9 +899,218 @@ static void test_quiet_link_polled_less(void) {
 	polled_less(0, 12 + 5);
 }
 
+/*
+ * AUX reads that fail twice in a row: the second waits 6 polls, and the
+ * sink's AUX device is not read again, said once.
+ */
 static void test_failing_reads_back_off(void) {
-	// After 50 ms, then 300, 600 and 1200 ms apart.
-	polled_less(-EIO, 4);
+	struct lg_options options;
+	struct replay_bed f;
+	setup_polled(&f, &options);
+	watch("not read again while the compositor runs", LG_INFO);
+	drmModeModeInfo modes[4];
+	size_t n = replay_monitor_4k(modes);
+	struct replay_connector *rc = replay_add_connector(&f.replay, 42, modes, n);
+	rc->aux_read_error = -EIO;
+	replay_plug(rc);
+	harness_dispatch_for(&f.h, 1000);
+	check_int_eq(rc->aux_reads, 2);
+	check_int_eq(log_hits, 1);
+	// Not after an event either, nor once the sink would answer again.
+	rc->aux_read_error = 0;
+	replay_uevent(&f.replay, 42);
+	harness_dispatch_for(&f.h, 1000);
+	check_int_eq(rc->aux_reads, 2);
+	check_int_eq(log_hits, 1);
+	check(!conn_of(&f, 42)->has_sink_status);
+	watch(NULL, LG_SILENT);
+	replay_bed_finish(&f);
+}
+
+/* A bed polled every 50 ms on a device whose kernel driver is driver. */
+static void setup_driver(struct replay_bed *f, struct lg_options *options,
+		const char *driver) {
+	setup_polled(f, options);
+	f->replay.driver = driver;
+	drm_device_read_driver(f->device);
+}
+
+/* Runs the loop for 12 of the bed's polls. */
+static void twelve_polls(struct replay_bed *f, const struct lg_options *options) {
+	harness_dispatch_for(&f->h, 12 * (int)options->sink_poll_ms);
+}
+
+/*
+ * i915 reports a failed link and retrains a lost lock itself: its sink is
+ * read once the link settled after each event (the trained link), never
+ * polled; polled once the kernel stopped retraining it.
+ */
+static void test_i915_read_at_events_only(void) {
+	struct lg_options options;
+	struct replay_bed f;
+	setup_polled(&f, &options);
+	watch("driver i915: sinks read once settled after events", LG_INFO);
+	f.replay.driver = "i915";
+	drm_device_read_driver(f.device);
+	check_int_eq(log_hits, 1);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	// A status read is three AUX reads; the output's first also reads the
+	// sink's capabilities (choose_link), one more, once.
+	await_reads(&f, rc, 4);
+	twelve_polls(&f, &options);
+	check_int_eq(rc->aux_reads, 4);
+	check_int_eq(conn_of(&f, 42)->link_params.rate_mbps, 5400);
+	// A hotplug event (GOOD): read once its link settled, no more.
+	replay_uevent(&f.replay, 42);
+	await_reads(&f, rc, 7);
+	twelve_polls(&f, &options);
+	check_int_eq(rc->aux_reads, 7);
+	// A modeset the kernel trained a lower link for: read once settled.
+	replay_lower_link(rc, 540000);
+	replay_dpcd_trained(rc, 0x0a, 4);
+	replay_uevent(&f.replay, 42);
+	await(&f, 42, at_rest, LG_LINK_GOOD);
+	await_reads(&f, rc, 10);
+	twelve_polls(&f, &options);
+	check_int_eq(rc->aux_reads, 10);
+	check_int_eq(conn_of(&f, 42)->link_params.rate_mbps, 2700);
+	// The kernel gave up retraining: what it no longer does, polls do.
+	rc->retrain_disabled = "yes\n";
+	replay_uevent(&f.replay, 42);
+	await_reads(&f, rc, 13 + 3 * 3);
+	watch(NULL, LG_SILENT);
+	replay_bed_finish(&f);
+}
+
+/* amdgpu reports neither a failed link nor a lost lock: polled. */
+static void test_amdgpu_polled(void) {
+	struct lg_options options;
+	struct replay_bed f;
+	setup_driver(&f, &options, "amdgpu");
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	await_reads(&f, rc, 3);
+	// The read once settled and at least three polls after it.
+	await_reads(&f, rc, 4 * 3);
+	replay_bed_finish(&f);
+}
+
+/*
+ * An internal panel (eDP) on a polled driver: no read after the first
+ * modeset, a hotplug event or polls, unless read-dpcd is on.
+ */
+static void edp_reads(const char *setting, bool read) {
+	struct lg_options options;
+	struct replay_bed f;
+	const char *settings[] = { setting, NULL };
+	lg_options_init(&options);
+	options.settle_ms = 50;
+	options.sink_poll_ms = 50;
+	options.settings = setting != NULL ? settings : NULL;
+	setup(&f, &options);
+	f.replay.driver = "amdgpu";
+	drm_device_read_driver(f.device);
+	drmModeModeInfo modes[4];
+	size_t n = replay_monitor_4k(modes);
+	struct replay_connector *rc = replay_add_connector(&f.replay, 42, modes, n);
+	rc->type = DRM_MODE_CONNECTOR_eDP;
+	replay_plug(rc);
+	if (read) {
+		await_reads(&f, rc, 4 * 3);
+	} else {
+		twelve_polls(&f, &options);
+		replay_uevent(&f.replay, 42);
+		twelve_polls(&f, &options);
+		check_int_eq(rc->aux_reads, 0);
+		check(!conn_of(&f, 42)->has_sink_status);
+	}
+	replay_bed_finish(&f);
+}
+
+static void test_edp_never_read(void) {
+	edp_reads(NULL, false);
+	edp_reads("read-dpcd=auto", false);
+}
+
+static void test_edp_read_when_configured(void) {
+	edp_reads("read-dpcd=on", true);
+}
+
+static char config_dir[] = "/tmp/lg-replay-XXXXXX";
+static char config_file[sizeof(config_dir) + 16];
+
+static void write_config(const char *text) {
+	FILE *file = fopen(config_file, "w");
+	check(file != NULL);
+	if (file != NULL) {
+		fputs(text, file);
+		fclose(file);
+	}
+}
+
+/*
+ * linkguard(5)'s opt-outs: a device's every connector, a monitor on
+ * whichever connector; the others are read as before.
+ */
+static void test_opt_out_per_device(void) {
+	struct lg_options options;
+	struct replay_bed f;
+	// The replayed GPU is 226:0.
+	write_config("[device card0]\nread-dpcd = off\n[device card1]\n"
+		"read-dpcd = on\n");
+	lg_options_init(&options);
+	options.settle_ms = 50;
+	options.sink_poll_ms = 50;
+	options.config_path = config_file;
+	setup(&f, &options);
+	drmModeModeInfo modes[4];
+	struct replay_connector *rc = plug_4k(&f, 42, modes);
+	twelve_polls(&f, &options);
+	replay_uevent(&f.replay, 42);
+	twelve_polls(&f, &options);
+	check_int_eq(rc->aux_reads, 0);
+	// Another device's section does not apply.
+	write_config("[device card1]\nread-dpcd = off\n");
+	check(lg_manager_reload_config(f.h.manager));
+	replay_uevent(&f.replay, 42);
+	await_reads(&f, rc, 2 * 3);
+	replay_bed_finish(&f);
+}
+
+static void test_opt_out_per_monitor(void) {
+	struct lg_options options;
+	struct replay_bed f;
+	write_config("");
+	lg_options_init(&options);
+	options.settle_ms = 50;
+	options.sink_poll_ms = 50;
+	options.config_path = config_file;
+	setup(&f, &options);
+	drmModeModeInfo modes[2][4];
+	struct replay_connector *rc[2];
+	static const char *const serials[] = { "ABC123", "DEF456" };
+	for (int i = 0; i < 2; i++) {
+		size_t n = replay_monitor_4k(modes[i]);
+		rc[i] = replay_add_connector(&f.replay, 42 + (uint32_t)i, modes[i], n);
+		rc[i]->serial = serials[i];
+		replay_plug(rc[i]);
+		await_reads(&f, rc[i], 3);
+	}
+	// The monitor on 42 opts out; the one on 43 (another serial) does not.
+	const char *id = connector_identity(conn_of(&f, 42));
+	check(id != NULL && strcmp(id, "DEL-A0B1-ABC123") == 0);
+	char text[256];
+	snprintf(text, sizeof(text), "[monitor %s]\nread-dpcd = off\n", id);
+	write_config(text);
+	check(lg_manager_reload_config(f.h.manager));
+	int reads = rc[0]->aux_reads, other = rc[1]->aux_reads;
+	replay_uevent(&f.replay, 42);
+	replay_uevent(&f.replay, 43);
+	twelve_polls(&f, &options);
+	check_int_eq(rc[0]->aux_reads, reads);
+	check(rc[1]->aux_reads >= other + 3 * 3);
+	replay_bed_finish(&f);
 }
 
 static bool polled(void *data) {
@@ -1318,6 +1530,19 @@ int main(void) {
 	run_test(test_no_read_before_a_bad_is_heard);
 	run_test(test_quiet_link_polled_less);
 	run_test(test_failing_reads_back_off);
+	run_test(test_i915_read_at_events_only);
+	run_test(test_amdgpu_polled);
+	run_test(test_edp_never_read);
+	run_test(test_edp_read_when_configured);
+	if (mkdtemp(config_dir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(config_file, sizeof(config_file), "%s/config", config_dir);
+	run_test(test_opt_out_per_device);
+	run_test(test_opt_out_per_monitor);
+	unlink(config_file);
+	rmdir(config_dir);
 	run_test(test_dark_link_retrained);
 	run_test(test_dark_link_retrained_off_and_on_without_dpms);
 	run_test(test_choose_link_i915);

@@ -36,7 +36,7 @@ doc = json.load(open(sys.argv[1]))
 dp1 = [c for c in doc["connectors"] if c["name"] == "DP-1"]
 assert dp1, "no DP-1: %r" % doc
 settings = {s["key"]: s for s in dp1[0]["settings"]}
-assert len(settings) == 9, "keys: %r" % sorted(settings)
+assert len(settings) == 10, "keys: %r" % sorted(settings)
 for want in sys.argv[2:]:
     key, rest = want.split("=", 1)
     value, source, origin = rest.split(":", 2)

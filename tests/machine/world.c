@@ -777,6 +777,9 @@ void world_init(struct world *w, const char *sink) {
 		.lit_due = WORLD_NEVER,
 		.link = { .name = "DP-1" },
 	};
+	for (size_t i = 0; i < WORLD_READS_PER_MIN; i++) {
+		w->read_at[i] = WORLD_NEVER;
+	}
 	lg_machine_config_defaults(&w->config);
 	w->config.link_errors_step_down = true;
 	w->config.read_sink = true;
@@ -1157,7 +1160,13 @@ static void check_read(struct world *w) {
 			"or a modeset");
 	} else if (w->now != w->read_due_at) {
 		violate(w, "sink read schedule", "a read off the poll cadence");
+	} else if (w->read_at[w->read_head] != WORLD_NEVER &&
+			w->now - w->read_at[w->read_head] < WORLD_READS_WINDOW_MS) {
+		violate(w, "sink read schedule", "more reads in a minute than the "
+			"budget");
 	}
+	w->read_at[w->read_head] = w->now;
+	w->read_head = (w->read_head + 1) % WORLD_READS_PER_MIN;
 }
 
 /*
@@ -1254,6 +1263,12 @@ static void read_missed(struct world *w) {
 	}
 	if (w->bad_unanswered || w->session_away) {
 		w->read_due_at = w->now + poll_wait(w);
+		return;
+	}
+	// The budget spent: the read comes once the oldest is a minute old.
+	uint64_t oldest = w->read_at[w->read_head];
+	if (oldest != WORLD_NEVER && w->now - oldest < WORLD_READS_WINDOW_MS) {
+		w->read_due_at = oldest + WORLD_READS_WINDOW_MS;
 		return;
 	}
 	violate(w, "sink read schedule", "a read due at the poll cadence did not come");

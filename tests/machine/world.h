@@ -28,6 +28,9 @@
 #define WORLD_IDLE_POLLS 6
 #define WORLD_MAX_BACKOFF_POLLS 48
 #define WORLD_ERRORS_WINDOW_MS 60000
+/* The read budget: at most this many reads in any minute (polled every 5 s). */
+#define WORLD_READS_PER_MIN 20
+#define WORLD_READS_WINDOW_MS 60000
 /*
  * P7: at most this many of linkguard's modesets after the last fault (the
  * return to the best mode, and one more if that fails).
@@ -80,6 +83,10 @@ struct world {
 	uint64_t changed_at, read_due_at;
 	bool bad_unanswered;
 	uint32_t failed_reads;
+	// The last WORLD_READS_PER_MIN reads' times, oldest at read_head
+	// (WORLD_NEVER: none)
+	uint64_t read_at[WORLD_READS_PER_MIN];
+	uint32_t read_head;
 	bool reading; // the machine's READ_SINK was answered in this run
 	// The unlock debounce, from the reads: the first since the last
 	// modeset that found the sink unlocked; the read being fed is the

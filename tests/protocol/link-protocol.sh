@@ -215,7 +215,7 @@ assert int(e[15]) >= 500, "took %s ms" % e[15]
 settings = [e for e in v3[0] if setting(e)]
 assert [e[2] for e in settings] == ["policy", "min-refresh", "min-resolution",
     "flap-count", "flap-window", "recover", "allow-retry", "link-errors-per-min",
-    "link-errors-step-down"], settings
+    "link-errors-step-down", "read-dpcd"], settings
 assert all(e[0] == "c0" and e[4:] == ["0", "-"] for e in settings), settings
 assert not any(setting(e) for b in v3[1:] for e in b), "settings after the first batch"
 both = lambda e: incident(e) or setting(e) or sink(e)

@@ -1,6 +1,6 @@
 /*
  * linkguard(5): the file as libinih reads it, the values each key takes,
- * what a connector resolves to (monitor > output > defaults, the
+ * what a connector resolves to (monitor > output > device > defaults, the
  * environment over the file, options over both), and every problem as one
  * log line naming the file and line while the rest applies.
  */
@@ -70,13 +70,19 @@ static struct lg_config *load(const char *const *settings) {
 	return config_create(&options);
 }
 
-static void resolve(const struct lg_config *config, const char *output,
-		const char *monitor, struct resolved *out) {
+static void resolve_on(const struct lg_config *config, const char *device,
+		const char *output, const char *monitor, struct resolved *out) {
 	struct lg_options defaults;
 	lg_options_init(&defaults);
 	check(lg_setting_key_count() <= 32);
-	check(config_resolve(config, &defaults, output, monitor, &out->options,
+	struct config_target target = { device, output, monitor };
+	check(config_resolve(config, &defaults, &target, &out->options,
 		out->settings));
+}
+
+static void resolve(const struct lg_config *config, const char *output,
+		const char *monitor, struct resolved *out) {
+	resolve_on(config, NULL, output, monitor, out);
 }
 
 static const struct lg_setting *setting(const struct resolved *r, const char *key) {
@@ -174,6 +180,64 @@ static void test_monitor_over_output_over_defaults(void) {
 	settings_finish(r.settings);
 	resolve(config, "DP-2", "OTHER", &r);
 	check(is(&r, "min-refresh", "60", LG_SETTING_FILE, ":3"));
+	finish(config, &r);
+}
+
+static const char reads_file[] =
+	"[device card1]\n" // 1
+	"read-dpcd = off\n"
+	"flap-count = 4\n"
+	"[output eDP-1]\n" // 4
+	"read-dpcd = on\n"
+	"[output DP-2]\n" // 6
+	"flap-count = 6\n"
+	"[monitor DEL-A0B1-123]\n" // 8
+	"read-dpcd = off\n"
+	"[device card2]\n" // 10
+	"read-dpcd = auto\n";
+
+/*
+ * The DPCD's opt-outs (a device, a monitor) and the internal panel's
+ * opt-in: a device's section is weaker than its outputs' and monitors'.
+ */
+static void test_read_dpcd_per_device_and_monitor(void) {
+	write_text(reads_file);
+	log_reset();
+	struct lg_config *config = load(NULL);
+	check_int_eq(n_errors, 0);
+	struct resolved r;
+
+	resolve_on(config, "card0", "DP-1", NULL, &r);
+	check(is(&r, "read-dpcd", "auto", LG_SETTING_DEFAULT, NULL));
+	check_int_eq(r.options.read_dpcd, LG_READ_DPCD_AUTO);
+	settings_finish(r.settings);
+
+	// Every connector of card1, unless its own section says otherwise.
+	resolve_on(config, "card1", "DP-1", NULL, &r);
+	check(is(&r, "read-dpcd", "off", LG_SETTING_FILE, ":2"));
+	check(is(&r, "flap-count", "4", LG_SETTING_FILE, ":3"));
+	check_int_eq(r.options.read_dpcd, LG_READ_DPCD_OFF);
+	settings_finish(r.settings);
+	resolve_on(config, "card1", "DP-2", NULL, &r);
+	check(is(&r, "read-dpcd", "off", LG_SETTING_FILE, ":2"));
+	check(is(&r, "flap-count", "6", LG_SETTING_FILE, ":7"));
+	settings_finish(r.settings);
+	resolve_on(config, "card1", "eDP-1", NULL, &r);
+	check(is(&r, "read-dpcd", "on", LG_SETTING_FILE, ":5"));
+	check_int_eq(r.options.read_dpcd, LG_READ_DPCD_ON);
+	settings_finish(r.settings);
+
+	// The monitor's opt-out, on whichever device and connector it is.
+	resolve_on(config, "card2", "DP-2", "DEL-A0B1-123", &r);
+	check(is(&r, "read-dpcd", "off", LG_SETTING_FILE, ":9"));
+	settings_finish(r.settings);
+	resolve_on(config, "card2", "DP-2", "OTHER", &r);
+	check(is(&r, "read-dpcd", "auto", LG_SETTING_FILE, ":11"));
+	settings_finish(r.settings);
+
+	// No device known (a backend without one): its sections do not apply.
+	resolve(config, "DP-1", NULL, &r);
+	check(is(&r, "read-dpcd", "auto", LG_SETTING_DEFAULT, NULL));
 	finish(config, &r);
 }
 
@@ -303,6 +367,11 @@ static void test_values(void) {
 		{ "link-errors-per-min", "-1", NULL },
 		{ "link-errors-step-down", "yes", "on" },
 		{ "link-errors-step-down", "sometimes", NULL },
+		{ "read-dpcd", "auto", "auto" },
+		{ "read-dpcd", "off", "off" },
+		{ "read-dpcd", "on", "on" },
+		{ "read-dpcd", "yes", NULL },
+		{ "read-dpcd", "Auto", NULL },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct setting_key *key = setting_key_find(cases[i].key);
@@ -425,6 +494,7 @@ int main(void) {
 	snprintf(path, sizeof(path), "%s/config", dir);
 	run_test(test_missing_file_is_no_error);
 	run_test(test_monitor_over_output_over_defaults);
+	run_test(test_read_dpcd_per_device_and_monitor);
 	run_test(test_env_over_file_options_over_env);
 	run_test(test_bad_lines_are_logged_the_rest_applies);
 	run_test(test_values);
