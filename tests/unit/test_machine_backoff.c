@@ -8,121 +8,18 @@
  * virtual clock, against a kernel that takes every mode or none.
  */
 #include <stdbool.h>
-#include <core/driver.h>
+#include "machine/fake.h"
 #include "test.h"
 
 static const struct lg_mode uhd60 = { 3840, 2160, 60000, 533250, true, false };
 static const struct lg_mode uhd30 = { 3840, 2160, 30000, 297000, false, false };
 
-#define MAX_FAILED 8
-
-struct fake {
-	struct lg_driver driver;
-	struct lg_machine_config config;
-	struct lg_mode_list modes, known_bad;
-	struct lg_mode current;
-	uint64_t now_ms, timer_ms; // timer_ms 0: not armed
-	bool refuse; // the kernel's atomic check refuses every mode
-	uint32_t failed_ms[MAX_FAILED]; // each FAILED's wait, in turn
-	int failed;
-	uint32_t flapping_ms[MAX_FAILED]; // each FLAPPING's pace, in turn
-	int flapping;
-};
-
-static void fake_facts(void *data, struct lg_machine_facts *facts) {
-	struct fake *fake = data;
-	*facts = (struct lg_machine_facts){
-		.now_ms = fake->now_ms,
-		.connected = true,
-		.has_output = true,
-		.enabled = true,
-		.requested = &uhd60,
-		.current = &fake->current,
-		.modes = &fake->modes,
-		.known_bad = &fake->known_bad,
-	};
-}
-
-static enum lg_probe_result fake_probe(void *data, bool *changed) {
-	return LG_PROBE_OK;
-}
-
-static bool fake_test(void *data, const struct lg_mode *mode) {
-	const struct fake *fake = data;
-	return !fake->refuse;
-}
-
-static bool fake_commit(void *data, const struct lg_action *action) {
-	struct fake *fake = data;
-	if (fake->refuse) {
-		return false;
-	}
-	fake->current = action->mode;
-	return true;
-}
-
-static bool fake_read_sink(void *data, bool *unlocked, struct lg_sink_errors *errors) {
-	return false;
-}
-
-static void fake_act(void *data, const struct lg_action *action) {
-	struct fake *fake = data;
-	switch (action->type) {
-	case LG_ACTION_ARM_TIMER:
-		fake->timer_ms = action->ms != 0 ? fake->now_ms + action->ms : 0;
-		break;
-	case LG_ACTION_FAILED:
-		if (fake->failed < MAX_FAILED) {
-			fake->failed_ms[fake->failed] = action->ms;
-		}
-		fake->failed++;
-		break;
-	case LG_ACTION_FLAPPING:
-		if (fake->flapping < MAX_FAILED) {
-			fake->flapping_ms[fake->flapping] = action->ms;
-		}
-		fake->flapping++;
-		break;
-	default:
-		break;
-	}
-}
-
-static const struct lg_driver_impl fake_impl = {
-	.facts = fake_facts,
-	.probe = fake_probe,
-	.test = fake_test,
-	.commit = fake_commit,
-	.read_sink = fake_read_sink,
-	.act = fake_act,
-};
+static const struct fake_mode trains[] = { { &uhd60 }, { &uhd30 } };
 
 /* The 4K60 monitor, running its preferred mode. */
-static void fake_init(struct fake *fake) {
-	*fake = (struct fake){ .current = uhd60, .now_ms = 1000 };
-	lg_machine_config_defaults(&fake->config);
-	lg_mode_list_init(&fake->modes);
-	lg_mode_list_init(&fake->known_bad);
-	lg_mode_list_append(&fake->modes, &uhd60);
-	lg_mode_list_append(&fake->modes, &uhd30);
-	lg_driver_init(&fake->driver, &fake->config, &fake_impl, fake);
-}
-
-static void fake_finish(struct fake *fake) {
-	lg_driver_finish(&fake->driver);
-	lg_mode_list_finish(&fake->modes);
-	lg_mode_list_finish(&fake->known_bad);
-}
-
-/* The clock moves to now + ms, the timer firing whenever it is due. */
-static void advance(struct fake *fake, uint64_t ms) {
-	uint64_t until = fake->now_ms + ms;
-	while (fake->timer_ms != 0 && fake->timer_ms <= until) {
-		fake->now_ms = fake->timer_ms;
-		fake->timer_ms = 0;
-		lg_driver_feed(&fake->driver, LG_MACHINE_TIMER);
-	}
-	fake->now_ms = until;
+static void init(struct fake *fake) {
+	fake_init(fake, trains, sizeof(trains) / sizeof(trains[0]));
+	fake_start(fake);
 }
 
 /*
@@ -130,22 +27,24 @@ static void advance(struct fake *fake, uint64_t ms) {
  * three retries: four failures in all.
  */
 static void refused(struct fake *fake) {
+	struct fake_acts *failed = &fake->acts[LG_ACTION_FAILED];
 	fake->refuse = true;
-	fake->failed = 0;
+	failed->n = 0;
 	lg_driver_feed(&fake->driver, LG_MACHINE_LINK_BAD);
-	for (int i = 0; i < 3 && fake->failed == i + 1; i++) {
-		advance(fake, fake->failed_ms[i]);
+	for (int i = 0; i < 3 && failed->n == i + 1; i++) {
+		fake_advance(fake, failed->list[i].ms);
 	}
-	check_int_eq(fake->failed, 4);
+	check_int_eq(failed->n, 4);
 }
 
 static void test_backoff_doubles_while_refused(void) {
 	struct fake fake;
-	fake_init(&fake);
+	init(&fake);
 	refused(&fake);
+	const struct fake_acts *failed = &fake.acts[LG_ACTION_FAILED];
 	uint32_t want = fake.config.backoff_min_ms;
-	for (int i = 0; i < fake.failed && i < MAX_FAILED; i++) {
-		check_int_eq(fake.failed_ms[i], want);
+	for (int i = 0; i < failed->n && i < FAKE_MAX_ACTS; i++) {
+		check_int_eq(failed->list[i].ms, want);
 		want *= 2;
 	}
 	fake_finish(&fake);
@@ -153,20 +52,21 @@ static void test_backoff_doubles_while_refused(void) {
 
 static void test_backoff_starts_over_once_a_mode_held(void) {
 	struct fake fake;
-	fake_init(&fake);
+	init(&fake);
 	refused(&fake);
+	struct fake_acts *failed = &fake.acts[LG_ACTION_FAILED];
 	// The kernel takes the modes again: the next retry sets one, it holds.
 	fake.refuse = false;
-	advance(&fake, fake.failed_ms[fake.failed - 1]);
+	fake_advance(&fake, failed->list[failed->n - 1].ms);
 	check(lg_mode_equal(&fake.current, &uhd60));
-	advance(&fake, 10 * 60 * 1000);
+	fake_advance(&fake, 10 * 60 * 1000);
 	check_int_eq(fake.driver.machine.state, LG_LINK_GOOD);
 	// Another refusal, ten minutes later: from backoff_min_ms again.
 	fake.refuse = true;
-	fake.failed = 0;
+	failed->n = 0;
 	lg_driver_feed(&fake.driver, LG_MACHINE_LINK_BAD);
-	check_int_eq(fake.failed, 1);
-	check_int_eq(fake.failed_ms[0], fake.config.backoff_min_ms);
+	check_int_eq(failed->n, 1);
+	check_int_eq(failed->list[0].ms, fake.config.backoff_min_ms);
 	fake_finish(&fake);
 }
 
@@ -175,23 +75,24 @@ static void test_backoff_starts_over_once_a_mode_held(void) {
  * the pace of its modesets (FLAPPING's wait) doubles while it flaps.
  */
 static void flaps(struct fake *fake) {
-	fake->flapping = 0;
+	struct fake_acts *flapping = &fake->acts[LG_ACTION_FLAPPING];
+	flapping->n = 0;
 	for (int i = 0; i < 30; i++) {
 		lg_driver_feed(&fake->driver, LG_MACHINE_LINK_BAD);
-		advance(fake, 2000);
+		fake_advance(fake, 2000);
 	}
-	advance(fake, 10 * 60 * 1000);
-	check(fake->flapping >= 3);
-	check(fake->flapping_ms[2] > fake->flapping_ms[0]);
+	fake_advance(fake, 10 * 60 * 1000);
+	check(flapping->n >= 3);
+	check(flapping->list[2].ms > flapping->list[0].ms);
 }
 
 /* Once the link has been quiet, the next episode is paced from the start. */
 static void test_flapping_pace_starts_over_once_quiet(void) {
 	struct fake fake;
-	fake_init(&fake);
+	init(&fake);
 	flaps(&fake);
 	flaps(&fake);
-	check_int_eq(fake.flapping_ms[0], fake.config.backoff_min_ms);
+	check_int_eq(fake.acts[LG_ACTION_FLAPPING].list[0].ms, fake.config.backoff_min_ms);
 	fake_finish(&fake);
 }
 
