@@ -55,17 +55,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 	defaults.config_path = path;
 	struct lg_config *config = config_create(&defaults);
 	assert(config != NULL);
+	static const char *const devices[] = { "card0", "card1", NULL };
 	static const char *const outputs[] = { "DP-1", "HDMI-A-1", "", NULL };
 	static const char *const monitors[] = { "DEL-A0B1-123", "x", NULL };
 	struct lg_setting settings[32];
 	assert(lg_setting_key_count() <= 32);
-	for (size_t o = 0; o < sizeof(outputs) / sizeof(outputs[0]); o++) {
-		for (size_t m = 0; m < sizeof(monitors) / sizeof(monitors[0]); m++) {
-			struct lg_options options;
-			assert(config_resolve(config, &defaults, outputs[o], monitors[m],
-				&options, settings));
-			check_settings(&options, settings);
-			settings_finish(settings);
+	for (size_t d = 0; d < sizeof(devices) / sizeof(devices[0]); d++) {
+		for (size_t o = 0; o < sizeof(outputs) / sizeof(outputs[0]); o++) {
+			for (size_t m = 0; m < sizeof(monitors) / sizeof(monitors[0]); m++) {
+				const struct config_target target = {
+					.device = devices[d],
+					.output = outputs[o],
+					.monitor = monitors[m],
+				};
+				struct lg_options options;
+				assert(config_resolve(config, &defaults, &target, &options,
+					settings));
+				check_settings(&options, settings);
+				settings_finish(settings);
+			}
 		}
 	}
 	// The same bytes again: a reload succeeds exactly when the load read them.
