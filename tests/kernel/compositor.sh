@@ -167,14 +167,34 @@ if ! timed_only; then
 	[ "$slowest" -lt 4500 ] ||
 		fail "the compositor answered linkctl after $slowest ms while a DPCD read hung"
 	ok "AUX answering late: the read gave up after 1 s, said once; linkctl answered within $slowest ms"
+	# The read after the one given up comes a failed read's wait (30 s)
+	# later, at a time of its own: let it come before the next fault, not
+	# inside the training that fault starts (failures_end counts AUX
+	# transfers there). The hung read's last transfers end first.
+	sleep 3
+	before=$(aux_transfers)
+	end=$(($(date +%s) + 45))
+	while [ "$(aux_transfers)" = "$before" ] && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.5
+	done
+	sleep 1
+	echo "note: linkguard read the sink again $(( $(date +%s) - end + 45 )) s after the AUX answered in time"
 
 	# A bare HOTPLUG=1 (older kernels): every connector's link-status is read.
 	# Meanwhile every AUX transfer fails: linkguard says so once and recovers
 	# as without DPCD.
+	# Left out of failures_end's count of AUX transfers while a link
+	# trained: the modeset's settle read, which fails at once here, raced
+	# the window the module keeps after a bare HOTPLUG=1 (inside it by
+	# 119 ms in one run of two; to be understood).
 	failed=$(sed -n "s/^$conn .* failed=\([0-9]*\)$/\1/p" "$aux_param")
+	aux_while_training
+	eio_before=$transfers
 	trigger aux-eio "$conn"
 	fail_lowered "bare HOTPLUG=1, lowered to 300 MHz" 300000 bad-dev
 	trigger aux-ok "$conn"
+	aux_while_training
+	training_transfers=$((training_transfers + transfers - eio_before))
 	reads=$((($(sed -n "s/^$conn .* failed=\([0-9]*\)$/\1/p" "$aux_param") - failed) / 32))
 	[ "$reads" -ge 1 ] || fail "linkguard read no DPCD while the AUX failed"
 	[ "$(grep -v '(debug)' "$log" | grep -c "$name: DPCD read failed: Input/output error")" = 1 ] ||
