@@ -108,7 +108,7 @@ static void test_dark_again_steps_down(void) {
 		"500ms dark DP-1 hbr\n", 4000);
 	if (hc != NULL) {
 		check(harness_state_seen(hc, BAD));
-		check_int_eq(hc->conn->state, DEGRADED);
+		check(harness_dispatch_until(&h, degraded, hc->conn, 20000));
 		check(harness_mode_is(&hc->conn->current, 2560, 1440, 60));
 		check(harness_mode_is(&hc->conn->requested, 3840, 2160, 60));
 		check(sink_locked(hc->conn));
@@ -170,6 +170,8 @@ static void test_errors_step_down(void) {
 		"0 plug DP-1 4k60\n"
 		"300ms errors DP-1 100000\n", 2000);
 	if (hc != NULL) {
+		// A loaded machine may still retrain at the linger's end.
+		check(harness_dispatch_until(&h, degraded, hc->conn, 20000));
 		// 4K30 trains at HBR2 x4 as 4K60 does, where the errors
 		// are: 1440p60 at HBR x4, in one step.
 		check(harness_mode_is(&hc->conn->current, 2560, 1440, 60));
