@@ -414,11 +414,9 @@ static bool same_link(const struct lg_link_params *a, const struct lg_link_param
 	return a->rate_mbps == b->rate_mbps && a->lanes == b->lanes;
 }
 
-/* The bandwidth of that link, rate x lanes, to order links; 0: unknown. */
-static uint64_t trained_link(const struct lg_machine_facts *facts,
-		const struct lg_mode *mode) {
-	struct lg_link_params link = link_config(facts, mode);
-	return (uint64_t)link.rate_mbps * link.lanes;
+/* What that link carries, rate x lanes; 0: unknown. */
+static uint64_t bandwidth(const struct lg_link_params *link) {
+	return (uint64_t)link->rate_mbps * link->lanes;
 }
 
 static bool listed(const struct lg_mode_list *list, const struct lg_mode *mode) {
@@ -455,10 +453,11 @@ static const struct lg_mode *reference_mode(const struct lg_machine_facts *facts
  */
 static struct machine_ceiling running_ceiling(const struct lg_machine *m,
 		const struct lg_machine_facts *facts) {
-	uint64_t ran = (uint64_t)m->running_link.rate_mbps * m->running_link.lanes;
-	uint64_t now = trained_link(facts, facts->current);
+	const struct lg_link_params *ran = &m->running_link;
+	struct lg_link_params now = link_config(facts, facts->current);
+	bool ran_lower = bandwidth(ran) != 0 && bandwidth(ran) < bandwidth(&now);
 	return (struct machine_ceiling){
-		.link = now == 0 || (ran != 0 && ran < now) ? ran : now,
+		.link = bandwidth(&now) == 0 || ran_lower ? *ran : now,
 		.clock_khz = facts->current->clock_khz,
 	};
 }
@@ -466,14 +465,18 @@ static struct machine_ceiling running_ceiling(const struct lg_machine *m,
 /*
  * P3, for every step down (flapping, a lost lock, symbol errors): mode is
  * under the ceiling. A smaller mode that i915 trains at the same link buys
- * no margin: only a lower link counts, and the pixel clock only where the
- * backend cannot tell links.
+ * no margin: only a lower link counts, one that carries less or runs its
+ * lanes slower (a sink that loses lock at HBR holds RBR on more lanes once
+ * the kernel has them again), and the pixel clock only where the backend
+ * cannot tell links.
  */
 static bool below_ceiling(const struct lg_machine_facts *facts,
 		const struct machine_ceiling *ceiling, const struct lg_mode *mode) {
-	uint64_t link = trained_link(facts, mode);
-	if (ceiling->link != 0 && link != 0 && !LG_MUTANT(STEP_DOWN_BY_PIXEL_CLOCK)) {
-		return link < ceiling->link;
+	struct lg_link_params link = link_config(facts, mode);
+	if (bandwidth(&ceiling->link) != 0 && bandwidth(&link) != 0 &&
+			!LG_MUTANT(STEP_DOWN_BY_PIXEL_CLOCK)) {
+		return bandwidth(&link) < bandwidth(&ceiling->link) ||
+			link.rate_mbps < ceiling->link.rate_mbps;
 	}
 	return mode->clock_khz < ceiling->clock_khz;
 }

@@ -213,12 +213,12 @@ enum machine_plan {
 };
 
 /*
- * What a step down goes below: the link configuration (rate x lanes) the
- * kernel trained a mode at that did not hold, or, where the backend cannot
- * tell links (link 0), that mode's pixel clock. Zero: none.
+ * What a step down goes below: the link configuration the kernel trained a
+ * mode at that did not hold, or, where the backend cannot tell links (a
+ * zero link), that mode's pixel clock. Zero: none.
  */
 struct machine_ceiling {
-	uint64_t link;
+	struct lg_link_params link;
 	uint32_t clock_khz;
 };
 

@@ -11,6 +11,15 @@ bool oracle_fits(const struct lg_mode *mode, const struct lg_link_params *link) 
 	return (double)mode->clock_khz * 18.0 / 8.0 <= oracle_link_kBps(link);
 }
 
+bool oracle_link_below(const struct lg_link_params *link,
+		const struct lg_link_params *ceiling) {
+	if (ceiling->lanes == 0) {
+		return true;
+	}
+	return link->lanes != 0 && (oracle_link_kBps(link) < oracle_link_kBps(ceiling) ||
+		link->rate_mbps < ceiling->rate_mbps);
+}
+
 bool oracle_train_link(const struct lg_mode *mode, uint32_t max_bpc,
 		const struct lg_link_params *max, struct lg_link_params *link) {
 	static const uint32_t rates[] = { 1620, 2700, 5400, 8100 };

@@ -18,6 +18,13 @@
 double oracle_link_kBps(const struct lg_link_params *link);
 bool oracle_fits(const struct lg_mode *mode, const struct lg_link_params *link);
 /*
+ * Whether link is a step down from ceiling: it carries less, or it runs its
+ * lanes slower (a sink loses lock at a rate: RBR x2 is below HBR x1 for it).
+ * A zero ceiling is no ceiling; a zero link is no step.
+ */
+bool oracle_link_below(const struct lg_link_params *link,
+	const struct lg_link_params *ceiling);
+/*
  * The link i915 trains mode at within max (SST, HBR3 at most): for each bpp
  * from max_bpc x 3, rounded down to a multiple of 6, down to 18, the lowest
  * rate, then the fewest lanes, that carry the mode. False when none does.

@@ -192,10 +192,22 @@ static uint64_t oracle_link(const struct world *w, const struct lg_mode *mode) {
 	return (uint64_t)link.rate_mbps << 8 | link.lanes;
 }
 
-/* That link's rate x lanes, to order links by what they carry; 0: none. */
-static uint64_t oracle_bandwidth(const struct world *w, const struct lg_mode *mode) {
-	uint64_t link = oracle_link(w, mode);
-	return (link >> 8) * (link & 0xff);
+/* The link i915 trains mode at now, by the oracle; zero: none. */
+static struct lg_link_params oracle_params(const struct world *w, const struct lg_mode *mode) {
+	struct lg_link_params link = {0};
+	const struct sim_sink *sink = w->link.sink;
+	if (sink == NULL || !oracle_train_link(mode, sink->max_bpc, &w->link.max, &link)) {
+		return (struct lg_link_params){0};
+	}
+	return link;
+}
+
+/* Keeps the lower of two unheld configurations, by what they carry. */
+static void keep_lower(struct lg_link_params *unheld, const struct lg_link_params *link) {
+	if (link->lanes != 0 && (unheld->lanes == 0 ||
+			oracle_link_kBps(link) < oracle_link_kBps(unheld))) {
+		*unheld = *link;
+	}
 }
 
 /*
@@ -203,16 +215,14 @@ static uint64_t oracle_bandwidth(const struct world *w, const struct lg_mode *mo
  * trains at the link configuration mode trained at, or above.
  */
 static void note_unheld(struct world *w, const struct lg_mode *mode) {
-	uint64_t link = oracle_bandwidth(w, mode);
-	if (link != 0 && (w->unheld_link == 0 || link < w->unheld_link)) {
-		w->unheld_link = link;
-	}
+	struct lg_link_params link = oracle_params(w, mode);
+	keep_lower(&w->unheld_link, &link);
 }
 
 /* Whether the kernel trains mode below every configuration the sink did not hold. */
 static bool below_unheld(const struct world *w, const struct lg_mode *mode) {
-	uint64_t link = oracle_bandwidth(w, mode);
-	return w->unheld_link == 0 || (link != 0 && link < w->unheld_link);
+	struct lg_link_params link = oracle_params(w, mode);
+	return oracle_link_below(&link, &w->unheld_link);
 }
 
 /* P4 evidence: mode failed at link, the world saw it. */
@@ -286,7 +296,7 @@ static void train(struct world *w, const struct lg_mode *mode) {
  * P3: the step down of a flapping report, its first commit (after it, a
  * commit that failed leads to a fallback), to a mode the policy ranks
  * below the one that ran, lowers the link: by the oracle, the link i915
- * trains it at carries less (rate x lanes x coding) than the running mode's.
+ * trains it at is below the running mode's (oracle_link_below()).
  * As for P4 and P8, away from a mode the world saw fail at its link, or
  * one the sink did not hold or erred at (the machine steps down by
  * bandwidth from those), is no flapping step down.
@@ -306,7 +316,7 @@ static void check_step_down(struct world *w, const struct lg_mode *mode) {
 	struct lg_link_params from, to;
 	if (!oracle_train_link(&w->current, sink->max_bpc, &w->link.max, &from) ||
 			!oracle_train_link(mode, sink->max_bpc, &w->link.max, &to) ||
-			oracle_link_kBps(&to) < oracle_link_kBps(&from)) {
+			oracle_link_below(&to, &from)) {
 		return;
 	}
 	char a[64], b[64], detail[160];
@@ -320,7 +330,7 @@ static void check_step_down(struct world *w, const struct lg_mode *mode) {
  * P3 for the sink: a step down after a dark link's report or an error
  * verdict at the running mode (the next commit, nothing from outside
  * between), to a mode the policy ranks below it, trains at a lower link
- * configuration (rate x lanes, by the oracle) than the running mode: one
+ * configuration (oracle_link_below()) than the running mode: one
  * the kernel trains at the same link buys the sink nothing. Away from a
  * mode the world saw fail at its link (a failed machine's backoff, which
  * the verdict does not hurry) is no step for the sink.
@@ -334,14 +344,14 @@ static void check_sink_step_down(struct world *w, const struct lg_mode *mode) {
 		return;
 	}
 	w->sink_step_downs++;
-	uint64_t from = oracle_bandwidth(w, &w->current), to = oracle_bandwidth(w, mode);
-	if (to != 0 && to < from) {
+	struct lg_link_params from = oracle_params(w, &w->current), to = oracle_params(w, mode);
+	if (from.lanes != 0 && oracle_link_below(&to, &from)) {
 		return;
 	}
 	char a[64], b[64], detail[160];
-	snprintf(detail, sizeof(detail), "the sink's step down from %s (%llu) to %s (%llu)",
-		lg_mode_format(&w->current, a, sizeof(a)), (unsigned long long)from,
-		lg_mode_format(mode, b, sizeof(b)), (unsigned long long)to);
+	snprintf(detail, sizeof(detail), "the sink's step down from %s (%u x %u) to %s (%u x %u)",
+		lg_mode_format(&w->current, a, sizeof(a)), from.rate_mbps, from.lanes,
+		lg_mode_format(mode, b, sizeof(b)), to.rate_mbps, to.lanes);
 	violate(w, "P3 a step down lowers the link", detail);
 }
 
@@ -884,7 +894,7 @@ void world_unplug(struct world *w) {
 	w->link_errors = false;
 	w->connected = false;
 	w->glitches = 0; // a replug is a new link: its flaps count afresh
-	w->unheld_link = 0;
+	w->unheld_link = (struct lg_link_params){0};
 	lg_mode_list_clear(&w->modes);
 	lg_mode_list_clear(&w->known_bad);
 	w->n_failed = 0; // as known_bad_forget(): a replug tries every mode
@@ -1021,13 +1031,13 @@ enum lg_retry_result world_retry(struct world *w) {
 	w->retry_result = LG_RETRY_UNAVAILABLE;
 	// A committed retry tries what the sink did not hold: only what its
 	// own commit shows counts from here. A refused one forgets nothing.
-	uint64_t unheld = w->unheld_link;
-	w->unheld_link = 0;
+	struct lg_link_params unheld = w->unheld_link;
+	w->unheld_link = (struct lg_link_params){0};
 	feed(w, LG_MACHINE_RETRY);
 	if (w->retry_result == LG_RETRY_COMMITTED) {
 		w->glitches = 0; // an explicit request starts the count afresh
-	} else if (unheld != 0 && (w->unheld_link == 0 || unheld < w->unheld_link)) {
-		w->unheld_link = unheld;
+	} else {
+		keep_lower(&w->unheld_link, &unheld);
 	}
 	return w->retry_result;
 }
@@ -1463,7 +1473,7 @@ void world_check_now(struct world *w) {
 		// at now, never what the machine says it remembers; a mode that
 		// runs and holds is not held against itself. Nor what the sink
 		// cannot hold or sees errors at, nor what the kernel trains at a
-		// link configuration (rate x lanes) at or above one the sink did
+		// link configuration not below one (oracle_link_below()) the sink did
 		// not hold a mode at when trained (the machine steps down from
 		// those until a replug or retry): the link's truth and the
 		// world's evidence, not the machine's own ceiling. A sink that

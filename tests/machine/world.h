@@ -121,10 +121,10 @@ struct world {
 	bool flapped_in_run; // the machine reported flapping in it
 	uint64_t glitch_at[16]; // BADs fed at an unchanged link since the last step down
 	uint32_t glitches;
-	// the lowest link configuration (rate x lanes, by the oracle) the sink
-	// did not hold a mode at, or erred at, right after it trained; 0: none
-	// since the last replug or retry
-	uint64_t unheld_link;
+	// the lowest link configuration (by what it carries, by the oracle)
+	// the sink did not hold a mode at, or erred at, right after it
+	// trained; zero: none since the last replug or retry
+	struct lg_link_params unheld_link;
 	// a dark or error verdict at the running mode, nothing from outside and
 	// no commit since: a step down now is one for the sink (P3)
 	bool sink_verdict;

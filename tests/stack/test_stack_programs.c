@@ -2,13 +2,11 @@
  * Generated fault programs on the full headless stack: wlroots' headless
  * backend, the sim, the core and a compositor that enables what it is
  * recommended, on a real event loop. Each program is a scenario file made
- * of glitch bursts, cable changes, heals, unplugs, replugs, swaps and
- * refusing atomic checks at random times, every connector plugged at its
- * end. Sinks that hold lock only up to a rate and cables whose symbol
- * errors exceed DisplayPort's budget (link-status GOOD, no uevent: the
- * sink's DPCD tells) are judged as well, in the programs of
- * tests/stack/known-bugs/, which still fail: they join the generated
- * faults once those pass. Programs are judged by what the world saw, never by linkguard's state:
+ * of glitch bursts, cable changes, heals, unplugs, replugs, swaps,
+ * refusing atomic checks, sinks that hold lock only up to a rate and
+ * cables whose symbol errors exceed DisplayPort's budget (link-status
+ * GOOD, no uevent: the sink's DPCD tells) at random times, every
+ * connector plugged at its end. They are judged by what the world saw, never by linkguard's state:
  * the sim (the simulated kernel and sink, sim/observe.h) tells each
  * training as it happens and shows its links at the end; the modes' links
  * and the policy are the oracle's (tests/machine/oracle.c). Once a program
@@ -22,7 +20,7 @@
  * leave those behind until a replug), after at most two modesets per
  * connector, as the kernel counted them, since the last fault (P7). Every
  * step down from a mode that ran, on a link the kernel did not lower, must
- * train at a lower rate x lanes than the link that ran (P3). The share of
+ * train at a lower link configuration than the link that ran (P3). The share of
  * programs judged by each property is printed, and the distributions of
  * the time from the last fault to the last modeset and of the modesets
  * after it (real time on a loaded machine: figures, not assertions; P4's
@@ -60,6 +58,7 @@ static const char *const sinks[] = { "4k60", "1440p144", "1080p60-rbr" };
 static const char *const rates[] = {
 	"rbr", "hbr", "hbr2", "hbr3", "uhbr10", "uhbr13.5", "uhbr20", "any",
 };
+static const char *const lock_rates[] = { "rbr", "hbr", "hbr2", "hbr3" };
 static const char *const connectors[] = { "DP-1", "DP-2" };
 #define N_CONNECTORS (sizeof(connectors) / sizeof(connectors[0]))
 
@@ -84,9 +83,7 @@ static void generate(char *text, size_t size) {
 			plugged[c] = true;
 			continue;
 		}
-		// Sinks that lose lock (dark) and cables that err are left out
-		// until the programs in tests/stack/known-bugs/ pass.
-		switch (below(7)) {
+		switch (below(9)) {
 		case 0:
 			len += snprintf(text + len, size - len, "%" PRIu64 "ms flap %s %d %dms\n",
 				at, name, 1 + (int)below(8), 5 + (int)below(30));
@@ -106,6 +103,15 @@ static void generate(char *text, size_t size) {
 		case 5:
 			len += snprintf(text + len, size - len, "%" PRIu64 "ms swap %s %s\n",
 				at, name, sinks[below(N_SINKS)]);
+			break;
+		case 6:
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms dark %s %s\n",
+				at, name, lock_rates[below(4)]);
+			break;
+		case 7:
+			// Far above the budget at any rate: a verdict within reads.
+			len += snprintf(text + len, size - len, "%" PRIu64 "ms errors %s 100000\n",
+				at, name);
 			break;
 		default:
 			len += snprintf(text + len, size - len, "%" PRIu64 "ms reject %s %s\n",
@@ -159,11 +165,12 @@ struct evidence {
 	int steps_down; // P3: steps down from a mode that ran, checked
 	int sink_steps_down; // of those, away from a mode the sink did not hold
 	char p3[192]; // the first that did not lower the link; empty: none
-	// Per link, the lowest configuration (rate x lanes) the sim trained
-	// that the sink did not hold or erred at, since its last plug; 0: none
+	// Per link, the lowest configuration (by what it carries) the sim
+	// trained that the sink did not hold or erred at, since its last
+	// plug; zero: none
 	struct {
 		const struct sim_link *link;
-		uint64_t bandwidth;
+		struct lg_link_params at;
 	} unheld[N_CONNECTORS];
 	// The last training the sink did not hold or erred at: a fault its
 	// reads report later (P7 counts from it, as from a scenario's step)
@@ -186,10 +193,6 @@ static bool same_link(const struct lg_link_params *a, const struct lg_link_param
 	return a->rate_mbps == b->rate_mbps && a->lanes == b->lanes;
 }
 
-static uint64_t bandwidth(const struct lg_link_params *link) {
-	return (uint64_t)link->rate_mbps * link->lanes;
-}
-
 /*
  * Symbol errors above DisplayPort's budget at the link's rate (a bit error
  * rate of 10^-9: 0.06 x the rate a lane and minute), from the sim's truth.
@@ -207,11 +210,11 @@ static bool sink_holds(const struct sim_link *link, const struct lg_mode *mode) 
 		!errs_at(link, at.rate_mbps);
 }
 
-static uint64_t *unheld_of(struct evidence *ev, const struct sim_link *link) {
+static struct lg_link_params *unheld_of(struct evidence *ev, const struct sim_link *link) {
 	for (size_t i = 0; i < N_CONNECTORS; i++) {
 		if (ev->unheld[i].link == link || ev->unheld[i].link == NULL) {
 			ev->unheld[i].link = link;
-			return &ev->unheld[i].bandwidth;
+			return &ev->unheld[i].at;
 		}
 	}
 	return NULL;
@@ -225,9 +228,9 @@ static bool below_unheld(const struct evidence *ev, const struct sim_link *link,
 		const struct lg_mode *mode) {
 	struct lg_link_params at;
 	for (size_t i = 0; i < N_CONNECTORS; i++) {
-		if (ev->unheld[i].link == link && ev->unheld[i].bandwidth != 0) {
-			return oracle_link(link, mode, &at) &&
-				bandwidth(&at) < ev->unheld[i].bandwidth;
+		if (ev->unheld[i].link == link) {
+			oracle_link(link, mode, &at);
+			return oracle_link_below(&at, &ev->unheld[i].at);
 		}
 	}
 	return true;
@@ -239,21 +242,20 @@ static bool below_unheld(const struct evidence *ev, const struct sim_link *link,
  */
 static void note_unheld(struct evidence *ev, const struct sim_training *t) {
 	const struct sim_link *link = t->link;
-	uint64_t *unheld = unheld_of(ev, link);
+	struct lg_link_params *unheld = unheld_of(ev, link);
 	if (unheld == NULL) {
 		return;
 	}
 	if (t->before.params.lanes == 0) {
-		*unheld = 0;
+		*unheld = (struct lg_link_params){0};
 	}
 	bool unheld_now = !sim_link_sink_locked(link) || errs_at(link, link->params.rate_mbps);
-	uint64_t at = bandwidth(&link->params);
-	if (!link->trained || !unheld_now || at == 0) {
+	if (!link->trained || !unheld_now || link->params.lanes == 0) {
 		return;
 	}
 	ev->sink_fault_usec = now_usec();
-	if (*unheld == 0 || at < *unheld) {
-		*unheld = at;
+	if (unheld->lanes == 0 || oracle_link_kBps(&link->params) < oracle_link_kBps(unheld)) {
+		*unheld = link->params;
 	}
 }
 
@@ -286,8 +288,8 @@ static void note_failure(struct evidence *ev, const struct sim_training *t) {
  * P3: a modeset away from a mode that ran and held, on a link the kernel
  * has not lowered since (a failed training would have cleared trained),
  * to a mode the policy ranks below it, is linkguard's step down for a
- * flapping link. It must train at a lower rate x lanes than the link that
- * ran, not merely at a lower pixel clock.
+ * flapping link. It must train at a lower link configuration than the link
+ * that ran (oracle_link_below()), not merely at a lower pixel clock.
  */
 static void check_step_down(struct evidence *ev, const struct sim_training *t) {
 	const struct sim_link *before = &t->before, *link = t->link;
@@ -300,7 +302,8 @@ static void check_step_down(struct evidence *ev, const struct sim_training *t) {
 	ev->sink_steps_down += !sim_link_sink_locked(before) ||
 		errs_at(before, before->params.rate_mbps);
 	struct lg_link_params to;
-	if (oracle_link(link, &link->mode, &to) && bandwidth(&to) < bandwidth(&before->params)) {
+	if (oracle_link(link, &link->mode, &to) && before->params.lanes != 0 &&
+			oracle_link_below(&to, &before->params)) {
 		return;
 	}
 	if (ev->p3[0] == '\0') {
@@ -377,6 +380,26 @@ static bool pick(const struct evidence *ev, const struct sim_link *link,
 	return found;
 }
 
+/*
+ * Whether a mode fits: the kernel lists and takes it and the sink holds it
+ * without errors at the link the kernel trains it at. A sink that holds RBR
+ * only, behind a kernel that lowered its maximum to HBR2 x1, shows nothing
+ * until a replug: no mode linkguard can choose fits.
+ */
+static bool any_fits(const struct sim_link *link) {
+	struct lg_mode_list modes;
+	lg_mode_list_init(&modes);
+	bool fits = false;
+	if (sim_link_probe(link, &modes)) {
+		for (size_t i = 0; i < modes.len && !fits; i++) {
+			fits = sim_link_mode_valid(link, &modes.modes[i]) &&
+				sink_holds(link, &modes.modes[i]);
+		}
+	}
+	lg_mode_list_finish(&modes);
+	return fits;
+}
+
 /* The CRTC runs a trained link its sink holds, link-status GOOD. */
 static bool lit(const struct sim_link *link) {
 	return link->lit && link->status == LG_LINK_STATUS_GOOD && sim_link_sink_locked(link);
@@ -405,7 +428,8 @@ static bool settled_now(struct harness *h, const struct evidence *ev) {
 		bool at_pick = lit(link) && pick(ev, link, &link->mode, &best) &&
 			lg_mode_equal(&best, &link->mode);
 		bool sink_ok = sink_holds(link, &link->mode) || at_pick;
-		if (link->status == LG_LINK_STATUS_GOOD && recovery_idle(hc->conn) && sink_ok) {
+		if (link->status == LG_LINK_STATUS_GOOD && (!any_fits(link) ||
+				(recovery_idle(hc->conn) && sink_ok))) {
 			continue;
 		}
 		if (hc->conn->state != LG_LINK_FAILED || pick(ev, link, NULL, &best)) {
@@ -450,7 +474,7 @@ static const char *judge(const struct evidence *ev, const struct sim_link *link,
 	}
 	struct lg_mode best;
 	bool on = lit(link);
-	if (!pick(ev, link, on ? &link->mode : NULL, &best)) {
+	if (!pick(ev, link, on ? &link->mode : NULL, &best) || (!on && !any_fits(link))) {
 		*ending = ENDING_NOTHING_FITS;
 		return NULL;
 	}

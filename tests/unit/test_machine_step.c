@@ -91,7 +91,44 @@ static void test_errors_by_pixel_clock_without_links(void) {
 		(const struct lg_mode *const[]){ &uhd30, &qhd60 }, 2);
 }
 
+static const struct lg_mode hd60 = { 1280, 720, 60000, 74250, true, false };
+static const struct lg_mode vga60 = { 640, 480, 59940, 25175, false, false };
+
+/*
+ * A lost lock's ceiling is a link configuration, not what it carries: a
+ * sink that holds RBR only loses lock at 1280x720 on a dock's one lane of
+ * HBR and steps to 640x480 at RBR x1. Once the dock gives the kernel two
+ * lanes again, 1280x720 trains at RBR x2: more than HBR x1 carries, at a
+ * rate the sink holds. The quiet period's step up takes it back, and the
+ * sink holds it.
+ */
+static void test_lost_lock_ceiling_is_a_rate(void) {
+	struct fake_mode one_lane[] = {
+		{ &hd60, { .lanes = 1, .rate_mbps = 2700 } },
+		{ &vga60, { .lanes = 1, .rate_mbps = 1620 } },
+	};
+	struct fake fake;
+	fake_init(&fake, one_lane, sizeof(one_lane) / sizeof(one_lane[0]));
+	fake.links = true;
+	fake.sink_max_mbps = 1620;
+	fake.config.read_sink = true;
+	fake.config.sink_poll_ms = 5000;
+	fake_start(&fake);
+	lg_driver_feed(&fake.driver, LG_MACHINE_MODE_SET);
+	for (int ms = 0; ms < 60 * 1000 && !lg_mode_equal(&fake.current, &vga60); ms += 100) {
+		fake_advance(&fake, 100);
+	}
+	check(lg_mode_equal(&fake.current, &vga60));
+	// The lanes are back before the quiet period after the step ends.
+	one_lane[0].link = (struct lg_link_params){ .lanes = 2, .rate_mbps = 1620 };
+	lg_driver_feed(&fake.driver, LG_MACHINE_HOTPLUG);
+	fake_advance(&fake, 60 * 1000);
+	check(lg_mode_equal(&fake.current, &hd60));
+	fake_finish(&fake);
+}
+
 int main(void) {
+	run_test(test_lost_lock_ceiling_is_a_rate);
 	run_test(test_lost_lock_steps_below_the_link);
 	run_test(test_errors_step_below_the_link);
 	run_test(test_lost_lock_by_pixel_clock_without_links);
