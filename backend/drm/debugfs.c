@@ -44,10 +44,13 @@ ssize_t kms_debugfs_read(const char *root, dev_t card, const char *name,
 }
 
 /* The file holds a decimal number and a newline (DEFINE_DEBUGFS_ATTRIBUTE). */
-static int read_number(const char *root, dev_t card, const char *name,
+static int read_number(const struct kms_impl *kms, void *data, const char *name,
 		const char *file, uint64_t *value) {
 	char buf[32];
-	ssize_t len = kms_debugfs_read(root, card, name, file, buf, sizeof(buf));
+	if (kms->read_debugfs == NULL) {
+		return -ENOENT;
+	}
+	ssize_t len = kms->read_debugfs(data, name, file, buf, sizeof(buf));
 	if (len < 0) {
 		return (int)len;
 	}
@@ -63,12 +66,12 @@ static int read_number(const char *root, dev_t card, const char *name,
 	return 0;
 }
 
-int kms_debugfs_link_max(const char *root, dev_t card, const char *name,
+int kms_link_max_read(const struct kms_impl *kms, void *data, const char *name,
 		struct lg_link_params *max) {
 	uint64_t rate, lanes;
-	int ret = read_number(root, card, name, "i915_dp_max_link_rate", &rate);
+	int ret = read_number(kms, data, name, "i915_dp_max_link_rate", &rate);
 	if (ret == 0) {
-		ret = read_number(root, card, name, "i915_dp_max_lane_count", &lanes);
+		ret = read_number(kms, data, name, "i915_dp_max_lane_count", &lanes);
 	}
 	if (ret != 0) {
 		return ret;

@@ -261,11 +261,6 @@ static bool libdrm_blank(void *data, uint32_t conn_id) {
 	return true;
 }
 
-static int libdrm_read_link_max(void *data, dev_t card, const char *name,
-		struct lg_link_params *max) {
-	return kms_debugfs_link_max(KMS_DEBUGFS_ROOT, card, name, max);
-}
-
 static bool libdrm_driver_name(void *data, char *name, size_t size) {
 	struct kms_libdrm *kms = data;
 	drmVersion *version = drmGetVersion(kms->fd);
@@ -296,7 +291,6 @@ const struct kms_impl kms_libdrm_impl = {
 	.set_mode = libdrm_set_mode,
 	.test_mode = libdrm_test_mode,
 	.blank = libdrm_blank,
-	.read_link_max = libdrm_read_link_max,
 	.driver_name = libdrm_driver_name,
 	.read_debugfs = libdrm_read_debugfs,
 };

@@ -94,8 +94,7 @@ static bool infer_max(const struct drm_connector *dc, struct lg_link_params *max
 static bool read_kernel_max(struct drm_connector *dc, struct lg_link_params *max) {
 	const struct drm_device *device = dc->device;
 	struct drm_link *link = &dc->dp;
-	int ret = device->kms->read_link_max(device->kms_data, device->dev->dev,
-		dc->conn->name, max);
+	int ret = kms_link_max_read(device->kms, device->kms_data, dc->conn->name, max);
 	if (ret != 0 && ret != link->max_error) {
 		// Contents no kernel writes are news; a driver without the files
 		// (or a user without debugfs) is the common case.

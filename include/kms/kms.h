@@ -67,15 +67,6 @@ struct kms_impl {
 	 */
 	bool (*blank)(void *data, uint32_t conn_id);
 	/*
-	 * The link maximum the driver allows the connector called name ("DP-1")
-	 * on card now, where it says (i915 and xe: i915_dp_max_link_rate and
-	 * i915_dp_max_lane_count in debugfs). 0, or a negative errno: -ENOENT
-	 * (another driver, no debugfs), -EACCES (not readable by us), -EINVAL
-	 * (contents no driver writes).
-	 */
-	int (*read_link_max)(void *data, dev_t card, const char *name,
-		struct lg_link_params *max);
-	/*
 	 * The kernel driver's name (drmGetVersion: "i915", "amdgpu") into
 	 * name; false when the device does not say.
 	 */
@@ -115,10 +106,13 @@ extern const struct kms_impl kms_libdrm_impl;
 ssize_t kms_debugfs_read(const char *root, dev_t card, const char *name,
 	const char *file, char *buf, size_t size);
 /*
- * i915's link maximum from <root>/dri/<minor>/<name>/ (root: the debugfs
- * mount); kms_impl.read_link_max's answers.
+ * The link maximum the driver allows the connector called name ("DP-1")
+ * now, where it says (i915 and xe: i915_dp_max_link_rate and
+ * i915_dp_max_lane_count, through kms->read_debugfs). 0, or a negative
+ * errno: -ENOENT (another driver, no debugfs), -EACCES (not readable by
+ * us), -EINVAL (contents no driver writes).
  */
-int kms_debugfs_link_max(const char *root, dev_t card, const char *name,
+int kms_link_max_read(const struct kms_impl *kms, void *data, const char *name,
 	struct lg_link_params *max);
 
 #endif

@@ -247,16 +247,6 @@ static bool replay_blank(void *data, uint32_t conn_id) {
 	return true;
 }
 
-/* i915's files where the test wrote them, through the libdrm side's reader. */
-static int replay_read_link_max(void *data, dev_t card, const char *name,
-		struct lg_link_params *max) {
-	struct replay *replay = data;
-	if (replay->debugfs[0] == '\0') {
-		return -ENOENT;
-	}
-	return kms_debugfs_link_max(replay->debugfs, card, name, max);
-}
-
 static bool replay_driver_name(void *data, char *name, size_t size) {
 	const struct replay *replay = data;
 	if (replay->driver == NULL) {
@@ -266,12 +256,21 @@ static bool replay_driver_name(void *data, char *name, size_t size) {
 	return true;
 }
 
-/* debugfs is root's: only the files a test gave are readable. */
+/*
+ * debugfs is root's: only the files a test gave are readable, i915's link
+ * maximum where the test wrote it, through the libdrm side's reader.
+ */
 static ssize_t replay_read_debugfs(void *data, const char *conn_name,
 		const char *file, char *buf, size_t size) {
-	struct replay_connector *rc = find_by_name(data, conn_name);
-	if (rc == NULL || strcmp(file, "i915_dp_link_retrain_disabled") != 0) {
+	struct replay *replay = data;
+	struct replay_connector *rc = find_by_name(replay, conn_name);
+	if (rc == NULL) {
 		return -ENOENT;
+	}
+	if (strcmp(file, "i915_dp_link_retrain_disabled") != 0) {
+		return replay->debugfs[0] == '\0' ? -ENOENT :
+			kms_debugfs_read(replay->debugfs, replay->dev.dev, conn_name, file,
+				buf, size);
 	}
 	if (rc->retrain_disabled == NULL) {
 		return -EACCES;
@@ -288,7 +287,6 @@ const struct kms_impl replay_kms_impl = {
 	.set_mode = replay_set_mode,
 	.test_mode = replay_test_mode,
 	.blank = replay_blank,
-	.read_link_max = replay_read_link_max,
 	.driver_name = replay_driver_name,
 	.read_debugfs = replay_read_debugfs,
 };

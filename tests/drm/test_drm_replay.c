@@ -1222,7 +1222,7 @@ static void check_links(struct lg_connector *conn, const drmModeModeInfo modes[4
 	}
 }
 
-/* i915's debugfs, as a directory of the test's (kms_debugfs_link_max reads it). */
+/* i915's debugfs, as a directory of the test's (kms_debugfs_read reads it). */
 static void debugfs_init(struct replay *replay) {
 	snprintf(replay->debugfs, sizeof(replay->debugfs), "/tmp/lg-debugfs-XXXXXX");
 	if (mkdtemp(replay->debugfs) == NULL) {
@@ -1457,6 +1457,20 @@ static void test_choose_link_debugfs_garbage(void) {
 	replay_bed_finish(&f);
 }
 
+/* The libdrm side's reader, on a card of the test's. */
+struct debugfs_card {
+	const char *root;
+	dev_t card;
+};
+
+static ssize_t card_read_debugfs(void *data, const char *conn_name,
+		const char *file, char *buf, size_t size) {
+	const struct debugfs_card *card = data;
+	return kms_debugfs_read(card->root, card->card, conn_name, file, buf, size);
+}
+
+static const struct kms_impl card_kms_impl = { .read_debugfs = card_read_debugfs };
+
 /* What i915's files may hold, read as the libdrm side reads them. */
 static void test_debugfs_contents(void) {
 	struct replay replay;
@@ -1480,10 +1494,12 @@ static void test_debugfs_contents(void) {
 	};
 	const struct lg_link_params want[] = { LINK(4, 2700), LINK(2, 10000),
 		LINK(1, 2700) };
+	struct debugfs_card card0 = { replay.debugfs, makedev(226, 0) },
+		card1 = { replay.debugfs, makedev(226, 1) };
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		debugfs_write(&replay, "DP-1", cases[i].rate, cases[i].lanes);
 		struct lg_link_params max = {0};
-		int ret = kms_debugfs_link_max(replay.debugfs, makedev(226, 0), "DP-1", &max);
+		int ret = kms_link_max_read(&card_kms_impl, &card0, "DP-1", &max);
 		if (ret != cases[i].ret) {
 			fprintf(stderr, "  case %zu: %d, want %d\n", i, ret, cases[i].ret);
 		}
@@ -1494,10 +1510,8 @@ static void test_debugfs_contents(void) {
 		}
 	}
 	struct lg_link_params max;
-	check_int_eq(kms_debugfs_link_max(replay.debugfs, makedev(226, 0), "DP-2",
-		&max), -ENOENT);
-	check_int_eq(kms_debugfs_link_max(replay.debugfs, makedev(226, 1), "DP-1",
-		&max), -ENOENT);
+	check_int_eq(kms_link_max_read(&card_kms_impl, &card0, "DP-2", &max), -ENOENT);
+	check_int_eq(kms_link_max_read(&card_kms_impl, &card1, "DP-1", &max), -ENOENT);
 	debugfs_finish(&replay);
 }
 
