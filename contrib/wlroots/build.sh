@@ -11,7 +11,8 @@
 # major.minor; or a commit of wlroots' main, 329a88e7, whose SERIES is
 # main-329a88e7 (the merge request's), its soname the version main's
 # meson.build is developing. Prints the build's directory: the library is
-# build/libwlroots-*.so, the patched source src/. Exits 77 when there is no
+# build/libwlroots-*.so (main's tinywl build/tinywl/tinywl), the patched
+# source src/. Exits 77 when there is no
 # vendor directory: the caller says so, it does not pass.
 set -eu
 
@@ -35,10 +36,15 @@ done
 # Debian's backends and Xwayland (its compositors link against them);
 # optimized like Debian's package. Without glslang no Vulkan renderer,
 # which none of them links against. Warnings are not errors: a newer
-# compiler must not fail wlroots' own code.
+# compiler must not fail wlroots' own code. main's examples give the
+# compositor that runs on it (tinywl): Debian's link against a release.
+case $series in
+main-*) examples=true ;;
+*) examples=false ;;
+esac
 status=0
 out=$("$here/../../scripts/build-vendored" "wlroots-$version.tar.xz" "$cache" "" \
-	"$@" -- --buildtype=debugoptimized -Dwerror=false -Dexamples=false \
+	"$@" -- --buildtype=debugoptimized -Dwerror=false -Dexamples=$examples \
 	-Dbackends=drm,libinput,x11 -Dxwayland=enabled -Drenderers=gles2) ||
 	status=$?
 [ $status -eq 0 ] || exit $status

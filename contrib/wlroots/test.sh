@@ -13,8 +13,8 @@
 # has a series (329a88e7). Skips (77), saying why, only when there is no
 # vendor directory. Leaves a release's patched library's directory as the
 # symlink LINKGUARD_BUILD_DIR/contrib-wlroots/lib, where the real-kernel
-# harness (tests/kernel/wlroots.sh) finds it; main's has no compositor of
-# the root to run (they link against a release), its work goes in
+# harness (tests/kernel/wlroots.sh) finds it; main's, whose compositor
+# is its own tinywl (the root's link against a release), goes in
 # contrib-wlroots-main.
 set -eu
 
@@ -73,4 +73,18 @@ for compositor in sway labwc cage; do
 	echo "ok: $binary finds its $(echo "$used" | wc -l) wlroots symbols in the patched library"
 	checked="$checked $compositor"
 done
+# main's compositor, tinywl of the patched tree, which the real-kernel
+# harness runs in its forky guest.
+case $version in
+*.*) ;;
+*)
+	tinywl=$out/build/tinywl/tinywl
+	[ -x "$tinywl" ] || { echo "FAIL: no tinywl in $out/build"; exit 1; }
+	found=$(ldd "$tinywl" | sed -n 's/.*libwlroots-[0-9.]*\.so => \(.*\) (0x.*/\1/p')
+	[ -n "$found" ] && [ "$(realpath "$found")" = "$(realpath "$lib")" ] ||
+		{ echo "FAIL: $tinywl does not run on $lib: $(ldd "$tinywl" | grep wlroots)"; exit 1; }
+	echo "ok: tinywl of the patched tree runs on $(basename "$lib")"
+	checked=tinywl
+	;;
+esac
 [ -n "$checked" ] || echo "note: no compositor in this root runs on $(basename "$lib")"

@@ -5,7 +5,9 @@
 # wlroots' DRM backend (pixman, a seat from seatd), through the failures
 # the other compositors go through (kms.sh), without linkguard. Then the
 # example compositor, linkguard only watching, on the same library,
-# ignoring request_state: the backend's own fallback.
+# ignoring request_state: the backend's own fallback. Last, where the root
+# built wlroots' main with the merge request's series (contrib-wlroots-
+# main, Debian testing), main's tinywl on it.
 #
 #   wlroots.sh STATUS BUILD EXAMPLE
 #
@@ -87,6 +89,7 @@ start() {
 	cage) LD_LIBRARY_PATH=$lib cage -- sleep 3600 >"$log" 2>&1 & ;;
 	example) LD_LIBRARY_PATH=$lib "$example" --no-recover \
 		--ignore-request-state >"$log" 2>&1 & ;;
+	tinywl) "$lib/tinywl/tinywl" >"$log" 2>&1 & ;;
 	esac
 	pid=$!
 	echo "$pid" >"$dir/compositor.pid"
@@ -95,6 +98,8 @@ start() {
 	loaded=$(sed -n 's/.* \(\/.*libwlroots-[0-9.]*\.so\)$/\1/p' "/proc/$pid/maps" | sort -u)
 	[ "$loaded" = "$lib/$(basename "$loaded")" ] ||
 		fail "$1 runs $loaded, not the patched wlroots of $lib"
+	# tinywl runs the preferred mode: it has no output management.
+	[ "$1" != tinywl ] || return 0
 	timeout 10 wlr-randr --output "$name" --mode 4096x2160@60Hz ||
 		fail "wlr-randr could not set 4096x2160@60 in $1"
 	wait_for_kernel_mode '4096x2160@60[0-9]*' 30
@@ -160,6 +165,44 @@ run_example() {
 	ok "$1: request_state ignored, the backend applied $applied itself"
 }
 
+# run_tinywl VARIANT: wlroots main's own compositor on main with the merge
+# request's series. It answers request_state as the series asks: the link
+# lowered below the mode it runs (vkms' preferred 1024x768@60, 65 MHz),
+# the backend requests its pick from the pruned list and tinywl commits
+# it: one modeset, link-status Good, the same wl_output.
+run_tinywl() {
+	lib=$main_lib
+	trigger cap "$conn" 0
+	start tinywl
+	failures_begin "$1" 1
+	case $requested in
+	1024x768@60*) ;;
+	*) fail "$1: tinywl runs $requested; the row expects vkms' preferred 1024x768@60" ;;
+	esac
+	before=$(wl_output_globals)
+	trigger mark "$conn"
+	trigger cap "$conn" 50000
+	trigger bad "$conn"
+	wait_for_log 'Current mode no longer available on the link, requesting' 30 1
+	wait_for_reaction
+	settle
+	after=$(wl_output_globals)
+	record "lowered to 50 MHz, mode pruned"
+	now=$(kernel 4)
+	asked=$(sed -n 's/.*no longer available on the link, requesting \([0-9]*x[0-9]*\) @ \([0-9]*\)\.\([0-9]*\) Hz$/\1@\2\3/p' "$log" | tail -n 1)
+	failures_end
+	stop
+	[ "$now" = "$asked" ] || fail "$1: the backend requested '$asked', the CRTC runs $now"
+	! grep -q 'Compositor did not apply the fallback' "$log" ||
+		fail "$1: tinywl did not apply the requested state; the backend did"
+	[ "$(kernel 2)" = good ] || fail "$1: link-status is $(kernel 2) after recovery"
+	[ -n "$after" ] && [ "$after" = "$before" ] ||
+		fail "$1: wl_output globals went from '$before' to '$after'"
+	[ "$(figure modesets)" = 1 ] ||
+		fail "$1: $(figure modesets) modesets for one failure, lg_link_fault: $figures"
+	ok "$1: lowered to 50 MHz: requested and committed $now, link-status Good, wl_output $after kept, 1 modeset"
+}
+
 # run FUNCTION ARGS...: one compositor's run. Its failure leaves the others
 # to run; a compositor it left is killed.
 run() {
@@ -187,5 +230,14 @@ for compositor in sway labwc cage; do
 	run run_compositor "$compositor" "$compositor $version + $series patch"
 done
 run run_example "example + $series patch"
+# wlroots' main with the merge request's series, where this root built it
+# (contrib-wlroots-main: Debian testing's).
+main_lib=$build/contrib-wlroots-main/lib
+if [ -x "$main_lib/tinywl/tinywl" ]; then
+	main_lib=$(realpath "$main_lib")
+	run run_tinywl "tinywl + main-329a88e7 patch"
+else
+	echo "note: wlroots main with the series is not built at $main_lib (contrib-wlroots-main builds it where the root has what main needs)"
+fi
 trigger cap "$conn" 0
 exit $status
