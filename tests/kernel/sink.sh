@@ -7,10 +7,15 @@
 #   wait_for_dpcd_link WHAT SECONDS
 #                       until linkctl shows that link
 #   aux_transfers       the AUX transfers lg_link_fault served the connector
-#   aux_idle SECONDS    prints the transfers linkguard caused while the
-#                       output stood lit and idle that long after a change,
-#                       then as long again on the quiet link (figures, not
-#                       assertions)
+#   aux_idle            prints the transfers linkguard caused while the
+#                       output stood lit and idle for a minute after a
+#                       change, then a minute more on the quiet link, each
+#                       bounded by linkguard(5)'s read-dpcd: at most 20
+#                       reads in any minute, a read every 30 s once quiet
+#                       (three in a minute at most), a read six transfers
+#                       (three blocks, each after 6.12's probe of the
+#                       sink), and once a monitor its capabilities (two
+#                       blocks, four more with the extended field: eight)
 
 aux_dev=$(set -- "/sys/class/drm/card0-$name"/drm_dp_aux*; echo "/dev/${1##*/}")
 [ -c "$aux_dev" ] || fail "connector $name has no AUX device ($aux_dev)"
@@ -50,10 +55,14 @@ aux_transfers() {
 }
 
 aux_idle() {
-	for when in "after a change" "quiet since"; do
+	for phase in "after a change:128" "quiet since:18"; do
+		when=${phase%:*} most=${phase##*:}
 		first=$(aux_transfers)
-		sleep "$1"
-		echo "figure: $(($(aux_transfers) - first)) AUX transfers on $name in $1 s, $(kernel 4) lit and idle, $when"
+		sleep 60
+		count=$(($(aux_transfers) - first))
+		echo "figure: $count AUX transfers on $name in 60 s, $(kernel 4) lit and idle, $when (at most $most)"
+		[ "$count" -le "$most" ] ||
+			fail "$count AUX transfers in a minute $when: more than linkguard reads ($most)"
 	done
 }
 
@@ -82,7 +91,9 @@ wait_for_dpcd_locked() {
 # modesets; or with
 # MBPS (the sink holds no faster rate) a step down, reason sink-unlocked
 # (below the link that went dark where the backend tells links, else by
-# pixel clock); link-status Good, the same wl_output. Stock wlroots
+# pixel clock), to the best mode the module trains at MBPS or below (the
+# oracle's, lg-kernel-status predict), in at most two modesets after the
+# retrain's two; link-status Good, the same wl_output. Stock wlroots
 # hears nothing: the sink stays dark.
 fail_dark() {
 	before=$(wl_output_globals)
@@ -124,7 +135,14 @@ fail_dark() {
 		rate=${link#* at }
 		[ "${rate% Mbit/s}" -le "$2" ] ||
 			fail "$variant: the sink holds the link at $link, above $2 Mbit/s"
-		how="fallback to $now ($link), $(figure modesets) modesets, reason sink-unlocked"
+		size=${requested%@*}
+		best=$("$status_tool" predict "${size%x*}" "${size#*x}" "${requested#*@}" "$2") ||
+			fail "$variant: the module trains no listed mode at $2 Mbit/s or below"
+		[ "$now" = "$best" ] ||
+			fail "$variant: $now after the step down; the best mode the module trains at $2 Mbit/s or below is $best"
+		[ "$(figure modesets)" -le 4 ] ||
+			fail "$variant: $(figure modesets) modesets: the retrain's two and more than two steps ($figures)"
+		how="fallback to $now ($link), the best at $2 Mbit/s or below, $(figure modesets) modesets, reason sink-unlocked"
 	fi
 	ok "$variant, $1: no uevent, found in the DPCD: $how, link-status Good, wl_output $after kept"
 }

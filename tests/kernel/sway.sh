@@ -19,6 +19,7 @@ config=$(dirname "$0")/../preload/sway.config
 LG_LOG_NAME=sway LG_LOG_LINES=60
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/kms.sh"
+. "$(dirname "$0")/sink.sh"
 export WLR_BACKENDS=drm LIBSEAT_BACKEND=seatd
 
 command -v sway >/dev/null 2>&1 || fail "sway is not installed in the build root"
@@ -118,6 +119,10 @@ run_sway() {
 	fail_unplugged "unplugged during recovery"
 	fail_replugged "replugged, cap lifted"
 	fail_lowered "link fails, the mode still fits" 0
+	# The preload reads the sink as the example does (sink.sh).
+	if [ "$1" = preload ] && ! timed_only; then
+		fail_dark "dark, the sink holds HBR at most" 2700
+	fi
 	# What sway itself reports at the end matches the kernel.
 	listed=$(timeout 5 swaymsg -t get_outputs -r |
 		jq -r '.[] | "\(.current_mode.width)x\(.current_mode.height)@\(.current_mode.refresh)"')
