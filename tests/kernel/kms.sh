@@ -269,6 +269,16 @@ fail_lowered() {
 	fi
 }
 
+# expect_in_place: the failure recovered without the output: link-status
+# Good, the same wl_output global, one modeset.
+expect_in_place() {
+	[ "$(kernel 2)" = good ] || fail "$variant: link-status is $(kernel 2) after recovery"
+	[ -n "$after" ] && [ "$after" = "$before" ] ||
+		fail "$variant: wl_output globals went from '$before' to '$after'"
+	[ "$(figure modesets)" = 1 ] ||
+		fail "$variant: $(figure modesets) modesets for one failure, lg_link_fault: $figures"
+}
+
 # expect_recovered SCENARIO KHZ: what linkguard promises, in one modeset,
 # with link-status Good and the same wl_output: the mode it ran retrained
 # when the link still carries it (KHZ 0), else the policy's pick from the
@@ -283,11 +293,7 @@ expect_recovered() {
 	fi
 	[ "$now" = "$expected" ] ||
 		fail "$variant: the CRTC runs $now; expected $expected ($how)"
-	[ "$(kernel 2)" = good ] || fail "$variant: link-status is $(kernel 2) after recovery"
-	[ -n "$after" ] && [ "$after" = "$before" ] ||
-		fail "$variant: wl_output globals went from '$before' to '$after'"
-	[ "$(figure modesets)" = 1 ] ||
-		fail "$variant: $(figure modesets) modesets for one failure, lg_link_fault: $figures"
+	expect_in_place
 	ok "$variant, $1: $now ($how), link-status Good, wl_output $after kept, 1 modeset, on screen $(ms flip_us) ms after the failure"
 }
 

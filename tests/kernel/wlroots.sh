@@ -190,16 +190,12 @@ run_tinywl() {
 	record "lowered to 50 MHz, mode pruned"
 	now=$(kernel 4)
 	asked=$(sed -n 's/.*no longer available on the link, requesting \([0-9]*x[0-9]*\) @ \([0-9]*\)\.\([0-9]*\) Hz$/\1@\2\3/p' "$log" | tail -n 1)
+	[ "$now" = "$asked" ] || fail "$1: the backend requested '$asked', the CRTC runs $now"
+	expect_in_place
 	failures_end
 	stop
-	[ "$now" = "$asked" ] || fail "$1: the backend requested '$asked', the CRTC runs $now"
 	! grep -q 'Compositor did not apply the fallback' "$log" ||
 		fail "$1: tinywl did not apply the requested state; the backend did"
-	[ "$(kernel 2)" = good ] || fail "$1: link-status is $(kernel 2) after recovery"
-	[ -n "$after" ] && [ "$after" = "$before" ] ||
-		fail "$1: wl_output globals went from '$before' to '$after'"
-	[ "$(figure modesets)" = 1 ] ||
-		fail "$1: $(figure modesets) modesets for one failure, lg_link_fault: $figures"
 	ok "$1: lowered to 50 MHz: requested and committed $now, link-status Good, wl_output $after kept, 1 modeset"
 }
 
