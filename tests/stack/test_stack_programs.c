@@ -236,9 +236,35 @@ static bool below_unheld(const struct evidence *ev, const struct sim_link *link,
 	return true;
 }
 
+/* Whether the sink does not hold link's running configuration, or errs there. */
+static bool unheld_at(const struct sim_link *link) {
+	return link->trained && link->params.lanes != 0 &&
+		(!sim_link_sink_locked(link) || errs_at(link, link->params.rate_mbps));
+}
+
+/*
+ * Whether the sink cannot hold link's running configuration for good: its
+ * lock holds only below that rate, or it errs there (not a lock lost once,
+ * which a retrain regains).
+ */
+static bool never_held_at(const struct sim_link *link) {
+	uint32_t rate = link->params.rate_mbps;
+	return link->trained && link->params.lanes != 0 &&
+		((link->lock_max_mbps != 0 && rate > link->lock_max_mbps) || errs_at(link, rate));
+}
+
+static void keep_lower(struct lg_link_params *unheld, const struct lg_link_params *at) {
+	if (unheld->lanes == 0 || oracle_link_kBps(at) < oracle_link_kBps(unheld)) {
+		*unheld = *at;
+	}
+}
+
 /*
  * The sink's evidence: a training the sink does not hold, or errs at,
- * marks its configuration; a plug (no link trained since) starts over.
+ * marks its configuration, and so does the link a training leaves where
+ * the sink stopped holding it for good while it ran (errors, or a lock
+ * that holds only at lower rates, that began after its training); a plug
+ * (no link trained since) starts over.
  */
 static void note_unheld(struct evidence *ev, const struct sim_training *t) {
 	const struct sim_link *link = t->link;
@@ -249,14 +275,14 @@ static void note_unheld(struct evidence *ev, const struct sim_training *t) {
 	if (t->before.params.lanes == 0) {
 		*unheld = (struct lg_link_params){0};
 	}
-	bool unheld_now = !sim_link_sink_locked(link) || errs_at(link, link->params.rate_mbps);
-	if (!link->trained || !unheld_now || link->params.lanes == 0) {
+	if (t->before.lit && never_held_at(&t->before)) {
+		keep_lower(unheld, &t->before.params);
+	}
+	if (!unheld_at(link)) {
 		return;
 	}
 	ev->sink_fault_usec = now_usec();
-	if (unheld->lanes == 0 || oracle_link_kBps(&link->params) < oracle_link_kBps(unheld)) {
-		*unheld = link->params;
-	}
+	keep_lower(unheld, &link->params);
 }
 
 static void note_failure(struct evidence *ev, const struct sim_training *t) {
@@ -299,8 +325,7 @@ static void check_step_down(struct evidence *ev, const struct sim_training *t) {
 		return;
 	}
 	ev->steps_down++;
-	ev->sink_steps_down += !sim_link_sink_locked(before) ||
-		errs_at(before, before->params.rate_mbps);
+	ev->sink_steps_down += unheld_at(before);
 	struct lg_link_params to;
 	if (oracle_link(link, &link->mode, &to) && before->params.lanes != 0 &&
 			oracle_link_below(&to, &before->params)) {
