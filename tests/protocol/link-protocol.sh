@@ -601,16 +601,19 @@ test_misuse() {
 # at HBR2 x4 too, at 30 bpp), to 2560x1440@60 at HBR x4: one fallback.
 test_sink() {
 	start_host dark-link.scn --settle-ms 100 --sink-ms 200
-	# The errors' verdict ends the scenario, about 6.3 s in on an idle
-	# machine: the probes listen until the host has logged it, then take
-	# every event sent before (a fixed window missed it beside CI's guests).
+	wait_for_log 'sim: DP-1: link trained' 20
+	# The three versions bind before the faults, on the same state (a
+	# sanitized probe that bound after the dark spell began saw another
+	# first batch), and listen until the errors' verdict ends the
+	# scenario, about 6.3 s in on an idle machine.
 	for v in 1 2 3; do
-		timeout 90 "$probe" --version "$v" events 60 >"$dir/v$v.txt" &
-		eval "probe_$v=\$!"
+		probe_from_start "$dir/v$v.txt" --version "$v"
+		eval "probe_$v=\$probe_pid"
 	done
+	cue trained
 	wait_for_log 'DP-1: symbol errors per minute' 45
 	for v in 1 2 3; do
-		eval "kill -TERM \$probe_$v; wait \$probe_$v" || fail "version $v probe failed"
+		eval "stop_probe \$probe_$v"
 	done
 	timeout 5 "$linkctl" --json >"$dir/list.json" 2>"$dir/list.err" ||
 		fail "linkctl --json failed: $(cat "$dir/list.err")"
