@@ -20,6 +20,14 @@ bool oracle_link_below(const struct lg_link_params *link,
 		link->rate_mbps < ceiling->rate_mbps);
 }
 
+void oracle_keep_lowest(struct lg_link_params *lowest,
+		const struct lg_link_params *link) {
+	if (link->lanes != 0 && (lowest->lanes == 0 ||
+			oracle_link_kBps(link) < oracle_link_kBps(lowest))) {
+		*lowest = *link;
+	}
+}
+
 bool oracle_train_link(const struct lg_mode *mode, uint32_t max_bpc,
 		const struct lg_link_params *max, struct lg_link_params *link) {
 	static const uint32_t rates[] = { 1620, 2700, 5400, 8100 };

@@ -24,6 +24,9 @@ bool oracle_fits(const struct lg_mode *mode, const struct lg_link_params *link);
  */
 bool oracle_link_below(const struct lg_link_params *link,
 	const struct lg_link_params *ceiling);
+/* lowest becomes link where link carries less, or lowest is zero (none). */
+void oracle_keep_lowest(struct lg_link_params *lowest,
+	const struct lg_link_params *link);
 /*
  * The link i915 trains mode at within max (SST, HBR3 at most): for each bpp
  * from max_bpc x 3, rounded down to a multiple of 6, down to 18, the lowest

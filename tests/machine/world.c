@@ -202,21 +202,13 @@ static struct lg_link_params oracle_params(const struct world *w, const struct l
 	return link;
 }
 
-/* Keeps the lower of two unheld configurations, by what they carry. */
-static void keep_lower(struct lg_link_params *unheld, const struct lg_link_params *link) {
-	if (link->lanes != 0 && (unheld->lanes == 0 ||
-			oracle_link_kBps(link) < oracle_link_kBps(unheld))) {
-		*unheld = *link;
-	}
-}
-
 /*
  * What P4 lets the machine avoid until a replug or retry: modes the kernel
  * trains at the link configuration mode trained at, or above.
  */
 static void note_unheld(struct world *w, const struct lg_mode *mode) {
 	struct lg_link_params link = oracle_params(w, mode);
-	keep_lower(&w->unheld_link, &link);
+	oracle_keep_lowest(&w->unheld_link, &link);
 }
 
 /* Whether the kernel trains mode below every configuration the sink did not hold. */
@@ -1037,7 +1029,7 @@ enum lg_retry_result world_retry(struct world *w) {
 	if (w->retry_result == LG_RETRY_COMMITTED) {
 		w->glitches = 0; // an explicit request starts the count afresh
 	} else {
-		keep_lower(&w->unheld_link, &unheld);
+		oracle_keep_lowest(&w->unheld_link, &unheld);
 	}
 	return w->retry_result;
 }

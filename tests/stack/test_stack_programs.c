@@ -253,12 +253,6 @@ static bool never_held_at(const struct sim_link *link) {
 		((link->lock_max_mbps != 0 && rate > link->lock_max_mbps) || errs_at(link, rate));
 }
 
-static void keep_lower(struct lg_link_params *unheld, const struct lg_link_params *at) {
-	if (unheld->lanes == 0 || oracle_link_kBps(at) < oracle_link_kBps(unheld)) {
-		*unheld = *at;
-	}
-}
-
 /*
  * The sink's evidence: a training the sink does not hold, or errs at,
  * marks its configuration, and so does the link a training leaves where
@@ -276,13 +270,13 @@ static void note_unheld(struct evidence *ev, const struct sim_training *t) {
 		*unheld = (struct lg_link_params){0};
 	}
 	if (t->before.lit && never_held_at(&t->before)) {
-		keep_lower(unheld, &t->before.params);
+		oracle_keep_lowest(unheld, &t->before.params);
 	}
 	if (!unheld_at(link)) {
 		return;
 	}
 	ev->sink_fault_usec = now_usec();
-	keep_lower(unheld, &link->params);
+	oracle_keep_lowest(unheld, &link->params);
 }
 
 static void note_failure(struct evidence *ev, const struct sim_training *t) {
