@@ -179,27 +179,23 @@ static bool clean(const struct world *w, const struct lg_mode *mode) {
 		!over_threshold(w->link.errors_per_min, params.rate_mbps);
 }
 
-/*
- * The link configuration i915 trains mode at now, by the oracle, as rate
- * and lanes in one number (not their product: HBR x4 is no HBR2 x2); 0: none.
- */
-static uint64_t oracle_link(const struct world *w, const struct lg_mode *mode) {
-	struct lg_link_params link;
-	const struct sim_sink *sink = w->link.sink;
-	if (sink == NULL || !oracle_train_link(mode, sink->max_bpc, &w->link.max, &link)) {
-		return 0;
-	}
-	return (uint64_t)link.rate_mbps << 8 | link.lanes;
-}
-
 /* The link i915 trains mode at now, by the oracle; zero: none. */
 static struct lg_link_params oracle_params(const struct world *w, const struct lg_mode *mode) {
-	struct lg_link_params link = {0};
+	struct lg_link_params link;
 	const struct sim_sink *sink = w->link.sink;
 	if (sink == NULL || !oracle_train_link(mode, sink->max_bpc, &w->link.max, &link)) {
 		return (struct lg_link_params){0};
 	}
 	return link;
+}
+
+/*
+ * That link as rate and lanes in one number, to key failures by (not their
+ * product: HBR x4 is no HBR2 x2); 0: none.
+ */
+static uint64_t oracle_link(const struct world *w, const struct lg_mode *mode) {
+	struct lg_link_params link = oracle_params(w, mode);
+	return (uint64_t)link.rate_mbps << 8 | link.lanes;
 }
 
 /*
@@ -305,10 +301,8 @@ static void check_step_down(struct world *w, const struct lg_mode *mode) {
 		return;
 	}
 	w->step_downs++;
-	struct lg_link_params from, to;
-	if (!oracle_train_link(&w->current, sink->max_bpc, &w->link.max, &from) ||
-			!oracle_train_link(mode, sink->max_bpc, &w->link.max, &to) ||
-			oracle_link_below(&to, &from)) {
+	struct lg_link_params from = oracle_params(w, &w->current), to = oracle_params(w, mode);
+	if (from.lanes == 0 || to.lanes == 0 || oracle_link_below(&to, &from)) {
 		return;
 	}
 	char a[64], b[64], detail[160];

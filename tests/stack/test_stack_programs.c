@@ -203,11 +203,15 @@ static bool errs_at(const struct sim_link *link, uint32_t rate_mbps) {
 }
 
 /* Whether the sink holds mode without errors at the link i915 trains it at. */
+/* Whether the sink holds lock at rate_mbps a lane, without errors there. */
+static bool holds_rate(const struct sim_link *link, uint32_t rate_mbps) {
+	return (link->lock_max_mbps == 0 || rate_mbps <= link->lock_max_mbps) &&
+		!errs_at(link, rate_mbps);
+}
+
 static bool sink_holds(const struct sim_link *link, const struct lg_mode *mode) {
 	struct lg_link_params at;
-	return oracle_link(link, mode, &at) &&
-		(link->lock_max_mbps == 0 || at.rate_mbps <= link->lock_max_mbps) &&
-		!errs_at(link, at.rate_mbps);
+	return oracle_link(link, mode, &at) && holds_rate(link, at.rate_mbps);
 }
 
 static struct lg_link_params *unheld_of(struct evidence *ev, const struct sim_link *link) {
@@ -248,9 +252,8 @@ static bool unheld_at(const struct sim_link *link) {
  * which a retrain regains).
  */
 static bool never_held_at(const struct sim_link *link) {
-	uint32_t rate = link->params.rate_mbps;
 	return link->trained && link->params.lanes != 0 &&
-		((link->lock_max_mbps != 0 && rate > link->lock_max_mbps) || errs_at(link, rate));
+		!holds_rate(link, link->params.rate_mbps);
 }
 
 /*
@@ -447,8 +450,8 @@ static bool settled_now(struct harness *h, const struct evidence *ev) {
 		bool at_pick = lit(link) && pick(ev, link, &link->mode, &best) &&
 			lg_mode_equal(&best, &link->mode);
 		bool sink_ok = sink_holds(link, &link->mode) || at_pick;
-		if (link->status == LG_LINK_STATUS_GOOD && (!any_fits(link) ||
-				(recovery_idle(hc->conn) && sink_ok))) {
+		if (link->status == LG_LINK_STATUS_GOOD &&
+				((recovery_idle(hc->conn) && sink_ok) || !any_fits(link))) {
 			continue;
 		}
 		if (hc->conn->state != LG_LINK_FAILED || pick(ev, link, NULL, &best)) {
